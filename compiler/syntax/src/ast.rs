@@ -1,0 +1,440 @@
+//! The syntax tree the parser produces. Every node carries its span.
+//!
+//! Operator applications come out of the parser as flat chains (`Expr::OpChain`,
+//! `Pat::OpChain`); the fixity pass in the compiler rebuilds them into trees once
+//! all fixity declarations are known. Patterns are parsed as expressions and then
+//! converted (see `parse::expr_to_pat`), as GHC does.
+
+use crate::lexer::Sym;
+use crate::span::Span;
+
+/// A possibly qualified name as written: `map`, `M.map`, `+`, `Data.List.sort`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QName {
+    pub qual: Option<Sym>,
+    pub name: Sym,
+    pub span: Span,
+}
+
+impl QName {
+    pub fn unqual(name: Sym, span: Span) -> QName {
+        QName {
+            qual: None,
+            name,
+            span,
+        }
+    }
+    /// Whether this names a constructor (or a type/class): upper case or starts with `:`.
+    pub fn is_con(&self) -> bool {
+        is_con_name(&self.name)
+    }
+    pub fn is_operator(&self) -> bool {
+        is_operator_name(&self.name)
+    }
+}
+
+pub fn is_con_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_uppercase() || c == ':' || c == '(' || c == '[')
+}
+
+pub fn is_operator_name(s: &str) -> bool {
+    !s.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '(' || c == '[')
+}
+
+impl std::fmt::Display for QName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.qual {
+            Some(q) => write!(f, "{q}.{}", self.name),
+            None => write!(f, "{}", self.name),
+        }
+    }
+}
+
+/// An unqualified name at its binding site.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: Sym,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub name: Option<Ident>,
+    pub exports: Option<Vec<Entity>>,
+    pub imports: Vec<Import>,
+    pub decls: Vec<Decl>,
+    pub span: Span,
+}
+
+/// An item of an export or import list.
+#[derive(Clone, Debug)]
+pub enum Entity {
+    /// A variable or an operator in parentheses.
+    Var(QName),
+    /// A type or class, with its constructors/methods: none, `(..)`, or listed.
+    Type(QName, Option<SubItems>),
+    /// `module M` in an export list.
+    Module(Ident),
+}
+
+#[derive(Clone, Debug)]
+pub enum SubItems {
+    All,
+    Some(Vec<Ident>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Import {
+    pub module: Ident,
+    pub qualified: bool,
+    pub alias: Option<Ident>,
+    /// `Some((hiding, items))` for `import M (..)` or `import M hiding (..)`.
+    pub items: Option<(bool, Vec<Entity>)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Assoc {
+    Left,
+    Right,
+    None,
+}
+
+#[derive(Clone, Debug)]
+pub enum Decl {
+    /// `f, g :: Ctx => T`
+    Sig {
+        names: Vec<Ident>,
+        ty: QualType,
+        span: Span,
+    },
+    /// `infixl 6 +, -`
+    Fixity {
+        assoc: Assoc,
+        prec: u8,
+        ops: Vec<Ident>,
+        span: Span,
+    },
+    /// One clause of a function: `f p1 p2 | g = e where ...`, or `p1 `op` p2 = e`.
+    FunClause {
+        name: Ident,
+        args: Vec<Pat>,
+        rhs: Rhs,
+        span: Span,
+    },
+    /// A pattern binding: `(a, b) = e`, also a plain variable `x = e`.
+    PatBind {
+        pat: Pat,
+        rhs: Rhs,
+        span: Span,
+    },
+    Data(DataDecl),
+    /// `type T a = t`
+    TypeSyn {
+        name: Ident,
+        params: Vec<Ident>,
+        ty: Type,
+        span: Span,
+    },
+    Class(ClassDecl),
+    Instance(InstanceDecl),
+    /// `foreign import prim "name" f :: T`: a primitive of the runtime.
+    Foreign {
+        prim: Sym,
+        name: Ident,
+        ty: QualType,
+        span: Span,
+    },
+    /// `default (Integer, Double)`
+    Default {
+        types: Vec<Type>,
+        span: Span,
+    },
+}
+
+impl Decl {
+    pub fn span(&self) -> Span {
+        match self {
+            Decl::Sig { span, .. }
+            | Decl::Fixity { span, .. }
+            | Decl::FunClause { span, .. }
+            | Decl::PatBind { span, .. }
+            | Decl::TypeSyn { span, .. }
+            | Decl::Foreign { span, .. }
+            | Decl::Default { span, .. } => *span,
+            Decl::Data(d) => d.span,
+            Decl::Class(c) => c.span,
+            Decl::Instance(i) => i.span,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct DataDecl {
+    /// `newtype` rather than `data`.
+    pub newtype: bool,
+    pub context: Vec<Pred>,
+    pub name: Ident,
+    pub params: Vec<Ident>,
+    pub constrs: Vec<ConDecl>,
+    pub deriving: Vec<QName>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConDecl {
+    pub name: Ident,
+    pub fields: Vec<Field>,
+    /// Declared infix: `a :+: b`.
+    pub infix: bool,
+    /// Record syntax: field labels, in the order of `fields`.
+    pub labels: Option<Vec<Ident>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub strict: bool,
+    pub ty: Type,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassDecl {
+    pub context: Vec<Pred>,
+    pub name: Ident,
+    pub tyvar: Ident,
+    pub decls: Vec<Decl>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct InstanceDecl {
+    pub context: Vec<Pred>,
+    pub class: QName,
+    pub ty: Type,
+    pub decls: Vec<Decl>,
+    pub span: Span,
+}
+
+/// The right-hand side of a binding or case alternative.
+#[derive(Clone, Debug)]
+pub struct Rhs {
+    pub body: RhsBody,
+    pub wheres: Vec<Decl>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum RhsBody {
+    Plain(Expr),
+    Guarded(Vec<Guarded>),
+}
+
+/// `| q1, q2 = e` (or `->` in a case alternative).
+#[derive(Clone, Debug)]
+pub struct Guarded {
+    pub guards: Vec<Stmt>,
+    pub body: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Literal {
+    /// Integer literal, in decimal digits.
+    Int(Sym),
+    /// Fractional literal as written (`1.5`, `2e-3`).
+    Frac(Sym),
+    Char(char),
+    Str(Sym),
+}
+
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Var(QName),
+    Con(QName),
+    Lit(Literal, Span),
+    App(Box<Expr>, Box<Expr>, Span),
+    /// `e1 op1 e2 op2 e3 ...` before fixity resolution; `-` prefixes appear as `Neg` items.
+    OpChain(Vec<ChainItem<Expr>>, Span),
+    /// A resolved binary operator application.
+    BinOp(QName, Box<Expr>, Box<Expr>, Span),
+    /// Prefix negation.
+    Neg(Box<Expr>, Span),
+    Lambda(Vec<Pat>, Box<Expr>, Span),
+    Let(Vec<Decl>, Box<Expr>, Span),
+    If(Box<Expr>, Box<Expr>, Box<Expr>, Span),
+    Case(Box<Expr>, Vec<Alt>, Span),
+    Do(Vec<Stmt>, Span),
+    Tuple(Vec<Expr>, Span),
+    List(Vec<Expr>, Span),
+    /// `[from ..]`, `[from, then ..]`, `[from .. to]`, `[from, then .. to]`
+    Range {
+        from: Box<Expr>,
+        then: Option<Box<Expr>>,
+        to: Option<Box<Expr>>,
+        span: Span,
+    },
+    Comprehension(Box<Expr>, Vec<Stmt>, Span),
+    /// `(e op)`: the chain before the operator (still flat), and the operator.
+    LeftSection(Box<Expr>, QName, Span),
+    /// `(op e)`
+    RightSection(QName, Box<Expr>, Span),
+    Typed(Box<Expr>, QualType, Span),
+    Paren(Box<Expr>, Span),
+    /// Pattern-only forms, met while parsing a pattern as an expression.
+    Wildcard(Span),
+    As(Ident, Box<Expr>, Span),
+    Lazy(Box<Expr>, Span),
+    /// Record construction / update (Tier 2): `C { f = e }` or `e { f = e }`.
+    Record(Box<Expr>, Vec<(QName, Expr)>, Span),
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Var(q) | Expr::Con(q) => q.span,
+            Expr::Lit(_, s)
+            | Expr::App(_, _, s)
+            | Expr::OpChain(_, s)
+            | Expr::BinOp(_, _, _, s)
+            | Expr::Neg(_, s)
+            | Expr::Lambda(_, _, s)
+            | Expr::Let(_, _, s)
+            | Expr::If(_, _, _, s)
+            | Expr::Case(_, _, s)
+            | Expr::Do(_, s)
+            | Expr::Tuple(_, s)
+            | Expr::List(_, s)
+            | Expr::Range { span: s, .. }
+            | Expr::Comprehension(_, _, s)
+            | Expr::LeftSection(_, _, s)
+            | Expr::RightSection(_, _, s)
+            | Expr::Typed(_, _, s)
+            | Expr::Paren(_, s)
+            | Expr::Wildcard(s)
+            | Expr::As(_, _, s)
+            | Expr::Lazy(_, s)
+            | Expr::Record(_, _, s) => *s,
+        }
+    }
+}
+
+/// An element of an operator chain.
+#[derive(Clone, Debug)]
+pub enum ChainItem<T> {
+    Operand(T),
+    Op(QName),
+    /// Prefix minus (its span).
+    Neg(Span),
+}
+
+#[derive(Clone, Debug)]
+pub struct Alt {
+    pub pat: Pat,
+    pub rhs: Rhs,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `p <- e`
+    Bind(Pat, Expr, Span),
+    /// `let decls`
+    Let(Vec<Decl>, Span),
+    /// `e` (a guard, a filter, or an action)
+    Expr(Expr),
+}
+
+impl Stmt {
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Bind(_, _, s) | Stmt::Let(_, s) => *s,
+            Stmt::Expr(e) => e.span(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Pat {
+    Var(Ident),
+    Wildcard(Span),
+    Lit(Literal, Span),
+    /// A negative numeric literal pattern: `-1`.
+    NegLit(Literal, Span),
+    /// A constructor applied to argument patterns (also a bare constructor).
+    Con(QName, Vec<Pat>, Span),
+    /// Infix chain of constructor operators before fixity resolution.
+    OpChain(Vec<ChainItem<Pat>>, Span),
+    Tuple(Vec<Pat>, Span),
+    List(Vec<Pat>, Span),
+    As(Ident, Box<Pat>, Span),
+    Lazy(Box<Pat>, Span),
+    Bang(Box<Pat>, Span),
+    Paren(Box<Pat>, Span),
+    Typed(Box<Pat>, QualType, Span),
+    /// Record pattern (Tier 2): `C { f = p }`.
+    Record(QName, Vec<(QName, Pat)>, Span),
+}
+
+impl Pat {
+    pub fn span(&self) -> Span {
+        match self {
+            Pat::Var(i) => i.span,
+            Pat::Wildcard(s)
+            | Pat::Lit(_, s)
+            | Pat::NegLit(_, s)
+            | Pat::Con(_, _, s)
+            | Pat::OpChain(_, s)
+            | Pat::Tuple(_, s)
+            | Pat::List(_, s)
+            | Pat::As(_, _, s)
+            | Pat::Lazy(_, s)
+            | Pat::Bang(_, s)
+            | Pat::Paren(_, s)
+            | Pat::Typed(_, _, s)
+            | Pat::Record(_, _, s) => *s,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Type {
+    Var(Ident),
+    /// A type constructor by name: `Int`, `Maybe`, `[]`, `->`, `(,)`, `()`.
+    Con(QName),
+    App(Box<Type>, Box<Type>, Span),
+    Fun(Box<Type>, Box<Type>, Span),
+    List(Box<Type>, Span),
+    Tuple(Vec<Type>, Span),
+    /// Strict field mark inside a data declaration (only valid there).
+    Bang(Box<Type>, Span),
+}
+
+impl Type {
+    pub fn span(&self) -> Span {
+        match self {
+            Type::Var(i) => i.span,
+            Type::Con(q) => q.span,
+            Type::App(_, _, s)
+            | Type::Fun(_, _, s)
+            | Type::List(_, s)
+            | Type::Tuple(_, s)
+            | Type::Bang(_, s) => *s,
+        }
+    }
+}
+
+/// A class constraint `C t` (t is a type variable, or a variable applied to types).
+#[derive(Clone, Debug)]
+pub struct Pred {
+    pub class: QName,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct QualType {
+    pub context: Vec<Pred>,
+    pub ty: Type,
+    pub span: Span,
+}

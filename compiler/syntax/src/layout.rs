@@ -1,0 +1,392 @@
+//! The layout pass (Haskell 2010 section 10.3): turns indentation into virtual
+//! braces and semicolons (`Tok::VLBrace`, `Tok::VSemi`, `Tok::VRBrace`).
+//!
+//! It runs over the token stream with an explicit context stack and never talks
+//! to the parser. The report's parse-error(t) clause, which closes an implicit
+//! block when the parser would otherwise fail, is replaced by closing rules for
+//! the tokens that end a construct:
+//!
+//! * `)` `]` and an explicit `}` close the implicit blocks opened since the
+//!   matching open bracket (`(case x of A -> 1)`, `[x | let y = 1]`).
+//! * `,` closes the implicit blocks opened since the innermost open bracket,
+//!   unless it separates guards (`| p, q ->`) of the innermost block
+//!   (`[f y | x <- xs, let y = x, odd y]`, `(case x of A -> 1, 2)`).
+//! * `in` closes the implicit blocks up to and including the innermost `let`
+//!   block, if one is open since the last bracket (`let x = 1 in x + x`).
+//! * `then` and `else` close the implicit blocks opened since their `if`
+//!   (`if c then do a else b`); `of` likewise since its `case`.
+//! * `where` closes implicit `do` blocks, and `case` blocks when it stands
+//!   where the next alternative would (a `where` after a `do` or `case` body
+//!   belongs to the enclosing declaration).
+//! * No virtual `;` is inserted before `then` or `else`, so `if`/`then`/`else`
+//!   may line up inside a `do` block (Haskell 2010's DoAndIfThenElse).
+//!
+//! Residual restriction: a `,` directly inside a `let` block that is itself
+//! inside brackets (`(let a, b :: Int; ... in ...)`) ends the block; write the
+//! signatures separately there.
+
+use crate::lexer::{Tok, Token};
+use crate::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Top,
+    Let,
+    Where,
+    Do,
+    Of,
+}
+
+#[derive(Clone, Debug)]
+enum Ctx {
+    /// A block opened by indentation, at this column.
+    Implicit {
+        col: usize,
+        kind: BlockKind,
+        in_guard: bool,
+    },
+    /// A block opened by an explicit `{` after a layout keyword.
+    Explicit,
+    /// An open `(`, `[` or a `{` that is not a block.
+    Bracket,
+    /// An `if` waiting for its `then`/`else`.
+    If,
+    /// A `case` waiting for its `of`.
+    Case,
+}
+
+struct Layout<'a> {
+    text: &'a str,
+    out: Vec<Token>,
+    stack: Vec<Ctx>,
+}
+
+/// Column (1-based, tabs to multiples of 8) and line of each token's start.
+fn positions(text: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
+    let mut res = Vec::with_capacity(tokens.len());
+    let (mut line, mut col, mut at) = (1usize, 1usize, 0usize);
+    for t in tokens {
+        let target = t.span.start as usize;
+        for ch in text[at..target].chars() {
+            match ch {
+                '\n' => {
+                    line += 1;
+                    col = 1;
+                }
+                '\t' => col += 8 - (col - 1) % 8,
+                _ => col += 1,
+            }
+        }
+        at = target;
+        res.push((line, col));
+    }
+    res
+}
+
+impl Layout<'_> {
+    fn virt(&mut self, tok: Tok, at: Span) {
+        self.out.push(Token {
+            tok,
+            span: at.point(),
+        });
+    }
+
+    /// Column of the innermost layout block (0 for an explicit one or none).
+    fn enclosing_col(&self) -> usize {
+        for c in self.stack.iter().rev() {
+            match c {
+                Ctx::Implicit { col, .. } => return *col,
+                Ctx::Explicit => return 0,
+                _ => {}
+            }
+        }
+        0
+    }
+
+    /// Index of the innermost layout block, skipping brackets and markers.
+    fn innermost_block(&self) -> Option<usize> {
+        self.stack
+            .iter()
+            .rposition(|c| matches!(c, Ctx::Implicit { .. } | Ctx::Explicit))
+    }
+
+    fn close_top(&mut self, at: Span) {
+        self.stack.pop();
+        self.virt(Tok::VRBrace, at);
+    }
+
+    /// Closes implicit blocks on top of the stack while `pred` says so.
+    fn close_while(&mut self, at: Span, mut pred: impl FnMut(&Ctx) -> bool) {
+        while let Some(top) = self.stack.last() {
+            if matches!(top, Ctx::Implicit { .. }) && pred(top) {
+                self.close_top(at);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// The beginning of a line at column `col`: Haskell's `<n>` rule.
+    fn new_line(&mut self, tok: &Token, col: usize) {
+        while let Some(i) = self.innermost_block() {
+            let Ctx::Implicit { col: m, .. } = self.stack[i] else {
+                return;
+            };
+            if col == m {
+                if !matches!(tok.tok, Tok::Then | Tok::Else) {
+                    if let Ctx::Implicit { in_guard, .. } = &mut self.stack[i] {
+                        *in_guard = false;
+                    }
+                    self.virt(Tok::VSemi, tok.span);
+                }
+                return;
+            } else if col < m {
+                // Brackets or markers opened inside the block end with it.
+                self.stack.truncate(i + 1);
+                self.close_top(tok.span);
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// The closing rules that stand in for parse-error(t).
+    fn close_for(&mut self, tok: &Token) {
+        let at = tok.span;
+        match tok.tok {
+            Tok::RParen | Tok::RBracket => {
+                self.close_while(at, |_| true);
+                // Stray markers from unfinished `if`/`case` end with the bracket.
+                while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case)) {
+                    self.stack.pop();
+                }
+                if matches!(self.stack.last(), Some(Ctx::Bracket)) {
+                    self.stack.pop();
+                }
+            }
+            Tok::RBrace => {
+                self.close_while(at, |_| true);
+                while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case)) {
+                    self.stack.pop();
+                }
+                if matches!(self.stack.last(), Some(Ctx::Bracket | Ctx::Explicit)) {
+                    self.stack.pop();
+                }
+            }
+            Tok::Comma => {
+                let first_other = self
+                    .stack
+                    .iter()
+                    .rposition(|c| !matches!(c, Ctx::Implicit { .. }));
+                if first_other.is_some_and(|i| matches!(self.stack[i], Ctx::Bracket)) {
+                    self.close_while(at, |c| !matches!(c, Ctx::Implicit { in_guard: true, .. }));
+                }
+            }
+            Tok::In => {
+                let has_let = self
+                    .stack
+                    .iter()
+                    .rev()
+                    .take_while(|c| matches!(c, Ctx::Implicit { .. }))
+                    .any(|c| {
+                        matches!(
+                            c,
+                            Ctx::Implicit {
+                                kind: BlockKind::Let,
+                                ..
+                            }
+                        )
+                    });
+                if has_let {
+                    let mut done = false;
+                    self.close_while(at, |c| {
+                        let go = !done;
+                        done = matches!(
+                            c,
+                            Ctx::Implicit {
+                                kind: BlockKind::Let,
+                                ..
+                            }
+                        );
+                        go
+                    });
+                }
+            }
+            Tok::Then | Tok::Else | Tok::Of => {
+                let marker_below = self
+                    .stack
+                    .iter()
+                    .rev()
+                    .find(|c| !matches!(c, Ctx::Implicit { .. }))
+                    .is_some_and(|c| match tok.tok {
+                        Tok::Of => matches!(c, Ctx::Case),
+                        _ => matches!(c, Ctx::If),
+                    });
+                if marker_below {
+                    self.close_while(at, |_| true);
+                    if !matches!(tok.tok, Tok::Then) {
+                        self.stack.pop();
+                    }
+                }
+            }
+            Tok::Where => loop {
+                let just_semi = matches!(
+                    self.out.last(),
+                    Some(Token {
+                        tok: Tok::VSemi,
+                        ..
+                    })
+                );
+                match self.stack.last() {
+                    Some(Ctx::Implicit {
+                        kind: BlockKind::Do,
+                        ..
+                    }) => {}
+                    Some(Ctx::Implicit {
+                        kind: BlockKind::Of,
+                        ..
+                    }) if just_semi => {}
+                    _ => break,
+                }
+                if just_semi {
+                    self.out.pop();
+                }
+                self.close_top(at);
+            },
+            _ => {}
+        }
+    }
+
+    /// Opens a block after a layout keyword, looking at the token that follows.
+    fn open_block(&mut self, kind: BlockKind, next: Option<(&Token, usize)>) -> bool {
+        match next {
+            Some((t, _)) if t.tok == Tok::LBrace => {
+                self.stack.push(Ctx::Explicit);
+                self.out.push(t.clone());
+                true
+            }
+            Some((t, col)) => {
+                self.virt(Tok::VLBrace, t.span);
+                if col > self.enclosing_col() || (kind == BlockKind::Top && self.stack.is_empty()) {
+                    self.stack.push(Ctx::Implicit {
+                        col,
+                        kind,
+                        in_guard: false,
+                    });
+                } else {
+                    self.virt(Tok::VRBrace, t.span);
+                }
+                false
+            }
+            None => {
+                let end = Span::new(self.text.len(), self.text.len());
+                self.virt(Tok::VLBrace, end);
+                self.virt(Tok::VRBrace, end);
+                false
+            }
+        }
+    }
+
+    fn after(&mut self, tok: &Tok) {
+        match tok {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => self.stack.push(Ctx::Bracket),
+            Tok::If => self.stack.push(Ctx::If),
+            Tok::Case => self.stack.push(Ctx::Case),
+            Tok::Bar | Tok::Equals | Tok::RArrow => {
+                if let Some(Ctx::Implicit { in_guard, .. }) = self.stack.last_mut() {
+                    *in_guard = *tok == Tok::Bar;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn block_keyword(tok: &Tok) -> Option<BlockKind> {
+    match tok {
+        Tok::Let => Some(BlockKind::Let),
+        Tok::Where => Some(BlockKind::Where),
+        Tok::Do => Some(BlockKind::Do),
+        Tok::Of => Some(BlockKind::Of),
+        _ => None,
+    }
+}
+
+/// Inserts the virtual braces and semicolons of the layout rule.
+pub fn layout(text: &str, tokens: &[Token]) -> Vec<Token> {
+    let pos = positions(text, tokens);
+    let mut l = Layout {
+        text,
+        out: Vec::with_capacity(tokens.len() * 5 / 4),
+        stack: Vec::new(),
+    };
+    let mut pending: Option<BlockKind> = None;
+    let mut i = 0;
+    // A module without a header is one implicit top-level block.
+    if tokens.first().is_none_or(|t| t.tok != Tok::Module) {
+        pending = Some(BlockKind::Top);
+    }
+    let mut prev_line = 0;
+    while i < tokens.len() {
+        let tok = &tokens[i];
+        let (line, col) = pos[i];
+        let first_on_line = line != prev_line;
+        prev_line = line;
+        let mut skip_newline_rule = false;
+        if let Some(kind) = pending.take() {
+            // `module M where` opens the top block; so does the first token.
+            let kind = if kind == BlockKind::Where && l.stack.is_empty() {
+                BlockKind::Top
+            } else {
+                kind
+            };
+            if l.open_block(kind, Some((tok, col))) {
+                i += 1;
+                continue;
+            }
+            skip_newline_rule =
+                matches!(l.stack.last(), Some(Ctx::Implicit { col: c, .. }) if *c == col);
+        }
+        if first_on_line && !skip_newline_rule {
+            l.new_line(tok, col);
+        }
+        l.close_for(tok);
+        l.out.push(tok.clone());
+        l.after(&tok.tok);
+        pending = block_keyword(&tok.tok);
+        i += 1;
+    }
+    if let Some(kind) = pending {
+        l.open_block(kind, None);
+    }
+    let end = Span::new(text.len(), text.len());
+    while let Some(c) = l.stack.pop() {
+        if matches!(c, Ctx::Implicit { .. }) {
+            l.virt(Tok::VRBrace, end);
+        }
+    }
+    l.out
+}
+
+/// Prints a token stream one source line per line, virtual tokens marked with `v`.
+pub fn show_tokens(text: &str, tokens: &[Token]) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    let mut starts = vec![0usize];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    for t in tokens {
+        let l = starts.partition_point(|&s| s <= t.span.start as usize);
+        if l != line {
+            if line != 0 {
+                out.push('\n');
+            }
+            out.push_str(&format!("{l:4}: "));
+            line = l;
+        } else {
+            out.push(' ');
+        }
+        out.push_str(&t.tok.to_string());
+    }
+    out.push('\n');
+    out
+}

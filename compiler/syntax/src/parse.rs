@@ -1,0 +1,746 @@
+//! The parser's entry point and the helpers its grammar actions call:
+//! turning expressions into patterns, declaration heads into names, and parse
+//! failures into diagnostics.
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::lexer::{Sym, Tok, Token};
+use crate::span::Span;
+use lalrpop_util::ParseError;
+
+type Res<T> = Result<T, ParseError<usize, Tok, Diagnostic>>;
+
+fn fail<T>(span: Span, msg: impl Into<String>) -> Res<T> {
+    Err(ParseError::User {
+        error: Diagnostic::error(span, msg),
+    })
+}
+
+fn fail_diag<T>(d: Diagnostic) -> Res<T> {
+    Err(ParseError::User { error: d })
+}
+
+pub enum TopItem {
+    Import(Import),
+    Decls(Vec<Decl>),
+    Error,
+}
+
+pub fn tuple_name(arity: usize) -> Sym {
+    Sym::from(format!("({})", ",".repeat(arity - 1)))
+}
+
+pub fn module(
+    name: Option<Ident>,
+    exports: Option<Vec<Entity>>,
+    body: Vec<TopItem>,
+    span: Span,
+) -> Res<Module> {
+    let mut imports = Vec::new();
+    let mut decls = Vec::new();
+    for item in body {
+        match item {
+            TopItem::Import(i) => {
+                if !decls.is_empty() {
+                    return fail_diag(
+                        Diagnostic::error(i.span, "`import` after a declaration").with_help(
+                            "move all imports to the top of the module, before any declaration",
+                        ),
+                    );
+                }
+                imports.push(i)
+            }
+            TopItem::Decls(ds) => decls.extend(ds),
+            TopItem::Error => {}
+        }
+    }
+    Ok(Module {
+        name,
+        exports,
+        imports,
+        decls,
+        span,
+    })
+}
+
+/// Splits a type application `T a b` into its head and arguments.
+fn spine(t: Type) -> (Type, Vec<Type>) {
+    let mut args = Vec::new();
+    let mut t = t;
+    while let Type::App(f, a, _) = t {
+        args.push(*a);
+        t = *f;
+    }
+    args.reverse();
+    (t, args)
+}
+
+/// `T a b` as the head of a data, newtype or type declaration.
+fn decl_head(h: Type, what: &str) -> Res<(Ident, Vec<Ident>)> {
+    let span = h.span();
+    let (head, args) = spine(h);
+    let name = match head {
+        Type::Con(q) if q.qual.is_none() && q.name.starts_with(char::is_uppercase) => Ident { name: q.name, span: q.span },
+        _ => return fail(span, format!("malformed head of {what} declaration: expected a type name followed by type variables")),
+    };
+    let mut params = Vec::new();
+    for a in args {
+        match a {
+            Type::Var(v) => params.push(v),
+            other => {
+                return fail(
+                    other.span(),
+                    format!("a parameter of a {what} declaration must be a type variable"),
+                )
+            }
+        }
+    }
+    Ok((name, params))
+}
+
+/// Converts a type written before `=>` into a list of constraints.
+fn context(t: Type) -> Res<Vec<Pred>> {
+    let items = match t {
+        Type::Tuple(ts, _) => ts,
+        Type::Con(ref q) if &*q.name == "()" => Vec::new(),
+        other => vec![other],
+    };
+    items
+        .into_iter()
+        .map(|t| {
+            let span = t.span();
+            let (head, mut args) = spine(t);
+            match head {
+                Type::Con(class) if args.len() == 1 => Ok(Pred {
+                    class,
+                    ty: args.pop().unwrap(),
+                    span,
+                }),
+                _ => fail(
+                    span,
+                    "malformed constraint: expected a class applied to a type, like `Eq a`",
+                ),
+            }
+        })
+        .collect()
+}
+
+pub fn qual_type(ctx: Option<Type>, ty: Type, span: Span) -> Res<QualType> {
+    let context = match ctx {
+        Some(c) => context(c)?,
+        None => Vec::new(),
+    };
+    Ok(QualType { context, ty, span })
+}
+
+pub fn type_syn(h: Type, ty: Type, span: Span) -> Res<Vec<Decl>> {
+    let (name, params) = decl_head(h, "type")?;
+    Ok(vec![Decl::TypeSyn {
+        name,
+        params,
+        ty,
+        span,
+    }])
+}
+
+pub fn data_decl(
+    newtype: bool,
+    a: Type,
+    b: Option<Type>,
+    constrs: Vec<ConDecl>,
+    deriving: Vec<QName>,
+    span: Span,
+) -> Res<Decl> {
+    let what = if newtype { "newtype" } else { "data" };
+    let (ctx, head) = match b {
+        Some(h) => (context(a)?, h),
+        None => (Vec::new(), a),
+    };
+    let (name, params) = decl_head(head, what)?;
+    if newtype && (constrs.len() != 1 || constrs[0].fields.len() != 1) {
+        return fail_diag(
+            Diagnostic::error(
+                span,
+                "a newtype must have exactly one constructor with exactly one field",
+            )
+            .with_help("use `data` for other shapes"),
+        );
+    }
+    Ok(Decl::Data(DataDecl {
+        newtype,
+        context: ctx,
+        name,
+        params,
+        constrs,
+        deriving,
+        span,
+    }))
+}
+
+fn field(t: Type) -> Field {
+    match t {
+        Type::Bang(t, _) => Field {
+            strict: true,
+            ty: *t,
+        },
+        t => Field {
+            strict: false,
+            ty: t,
+        },
+    }
+}
+
+pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Res<ConDecl> {
+    match op {
+        Some((op, rhs)) => {
+            let side = |ts: Vec<Type>| -> Type {
+                let mut it = ts.into_iter();
+                let first = it.next().expect("at least one type");
+                it.fold(first, |f, a| {
+                    let s = f.span().to(a.span());
+                    Type::App(Box::new(f), Box::new(a), s)
+                })
+            };
+            Ok(ConDecl {
+                name: Ident {
+                    name: op.name,
+                    span: op.span,
+                },
+                fields: vec![field(side(ts)), field(side(rhs))],
+                infix: true,
+                labels: None,
+                span,
+            })
+        }
+        None => {
+            let mut it = ts.into_iter();
+            let name = match it.next() {
+                Some(Type::Con(q)) if q.qual.is_none() => Ident {
+                    name: q.name,
+                    span: q.span,
+                },
+                Some(t) => return fail(t.span(), "expected a data constructor name"),
+                None => return fail(span, "expected a data constructor"),
+            };
+            Ok(ConDecl {
+                name,
+                fields: it.map(field).collect(),
+                infix: false,
+                labels: None,
+                span,
+            })
+        }
+    }
+}
+
+pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDecl {
+    let mut labels = Vec::new();
+    let mut fields = Vec::new();
+    for (names, ty) in fs {
+        for n in names {
+            labels.push(n);
+            fields.push(field(ty.clone()));
+        }
+    }
+    ConDecl {
+        name,
+        fields,
+        infix: false,
+        labels: Some(labels),
+        span,
+    }
+}
+
+pub fn class_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res<Vec<Decl>> {
+    let (ctx, head) = match b {
+        Some(h) => (context(a)?, h),
+        None => (Vec::new(), a),
+    };
+    let (name, mut params) = decl_head(head, "class")?;
+    if params.len() != 1 {
+        return fail(span, "a class must have exactly one type parameter");
+    }
+    Ok(vec![Decl::Class(ClassDecl {
+        context: ctx,
+        name,
+        tyvar: params.pop().unwrap(),
+        decls,
+        span,
+    })])
+}
+
+pub fn instance_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res<Vec<Decl>> {
+    let (ctx, head) = match b {
+        Some(h) => (context(a)?, h),
+        None => (Vec::new(), a),
+    };
+    let hspan = head.span();
+    let (h, mut args) = spine(head);
+    match h {
+        Type::Con(class) if args.len() == 1 => Ok(vec![Decl::Instance(InstanceDecl {
+            context: ctx,
+            class,
+            ty: args.pop().unwrap(),
+            decls,
+            span,
+        })]),
+        _ => fail(
+            hspan,
+            "malformed instance head: expected a class applied to one type, like `Show (Tree a)`",
+        ),
+    }
+}
+
+pub fn foreign(cc: Sym, name: Sym, v: Ident, ty: QualType, span: Span) -> Res<Vec<Decl>> {
+    if &*cc != "prim" {
+        return fail(
+            span,
+            format!("unsupported calling convention `{cc}`: gph only has `foreign import prim`"),
+        );
+    }
+    Ok(vec![Decl::Foreign {
+        prim: name,
+        name: v,
+        ty,
+        span,
+    }])
+}
+
+pub fn signature(names: Vec<QName>, ty: QualType, span: Span) -> Res<Vec<Decl>> {
+    let mut ids = Vec::new();
+    for q in names {
+        if q.qual.is_some() {
+            return fail(
+                q.span,
+                format!("a type signature cannot give a type to the qualified name `{q}`"),
+            );
+        }
+        ids.push(Ident {
+            name: q.name,
+            span: q.span,
+        });
+    }
+    Ok(vec![Decl::Sig {
+        names: ids,
+        ty,
+        span,
+    }])
+}
+
+pub fn fixity(assoc: Assoc, prec: Option<Sym>, ops: Vec<Ident>, span: Span) -> Res<Vec<Decl>> {
+    let prec = match prec {
+        None => 9,
+        Some(p) => match p.parse::<u8>() {
+            Ok(n) if n <= 9 => n,
+            _ => {
+                return fail(
+                    span,
+                    format!("precedence {p} is out of range: it must be between 0 and 9"),
+                )
+            }
+        },
+    };
+    Ok(vec![Decl::Fixity {
+        assoc,
+        prec,
+        ops,
+        span,
+    }])
+}
+
+/// Builds an operator chain, or returns the single operand.
+pub fn chain(mut items: Vec<ChainItem<Expr>>, span: Span) -> Expr {
+    if items.len() == 1 {
+        if let Some(ChainItem::Operand(e)) = items.pop() {
+            return e;
+        }
+        unreachable!("a one-item chain is an operand");
+    }
+    Expr::OpChain(items, span)
+}
+
+pub fn left_section(mut prefix: Vec<ChainItem<Expr>>, span: Span) -> Res<Expr> {
+    let Some(ChainItem::Op(op)) = prefix.pop() else {
+        unreachable!("a prefix ends with an operator")
+    };
+    let inner = prefix.iter().fold(None, |acc: Option<Span>, i| {
+        let s = match i {
+            ChainItem::Operand(e) => e.span(),
+            ChainItem::Op(q) => q.span,
+            ChainItem::Neg(s) => *s,
+        };
+        Some(acc.map_or(s, |a| a.to(s)))
+    });
+    let e = chain(prefix, inner.unwrap_or(span));
+    Ok(Expr::LeftSection(Box::new(e), op, span))
+}
+
+pub fn lambda(args: Vec<Expr>, body: Expr, span: Span) -> Res<Expr> {
+    let pats = args.into_iter().map(expr_to_pat).collect::<Res<Vec<_>>>()?;
+    Ok(Expr::Lambda(pats, Box::new(body), span))
+}
+
+pub fn do_block(stmts: Vec<Stmt>, span: Span) -> Res<Expr> {
+    match stmts.last() {
+        None => fail_diag(
+            Diagnostic::error(span, "empty `do` block")
+                .with_help("a `do` block needs at least one expression"),
+        ),
+        Some(Stmt::Expr(_)) => Ok(Expr::Do(stmts, span)),
+        Some(s) => fail_diag(
+            Diagnostic::error(
+                s.span(),
+                "the last statement in a `do` block must be an expression",
+            )
+            .with_label("this binds a value but nothing uses it afterwards"),
+        ),
+    }
+}
+
+/// Whether a chain operator names a constructor (`:`, `:+`, `` `Cons` ``).
+fn is_con_op(q: &QName) -> bool {
+    q.name.starts_with(':') || q.name.starts_with(char::is_uppercase)
+}
+
+/// Converts an expression parsed in a pattern position into a pattern.
+pub fn expr_to_pat(e: Expr) -> Res<Pat> {
+    let span = e.span();
+    match e {
+        Expr::Var(q) => {
+            if q.qual.is_some() {
+                return fail(span, format!("qualified name `{q}` in a pattern: a pattern variable must be a plain name"));
+            }
+            Ok(Pat::Var(Ident {
+                name: q.name,
+                span: q.span,
+            }))
+        }
+        Expr::Wildcard(s) => Ok(Pat::Wildcard(s)),
+        Expr::Lit(l, s) => Ok(Pat::Lit(l, s)),
+        Expr::Con(q) => Ok(Pat::Con(q, Vec::new(), span)),
+        Expr::App(..) => {
+            let mut args = Vec::new();
+            let mut f = e;
+            while let Expr::App(g, a, _) = f {
+                args.push(expr_to_pat(*a)?);
+                f = *g;
+            }
+            args.reverse();
+            match f {
+                Expr::Con(q) => Ok(Pat::Con(q, args, span)),
+                other => fail_diag(
+                    Diagnostic::error(other.span(), "invalid pattern: only a constructor can be applied to arguments in a pattern")
+                        .with_label("not a constructor"),
+                ),
+            }
+        }
+        Expr::OpChain(items, s) => {
+            // `-1` alone is a negative literal pattern.
+            if let [ChainItem::Neg(_), ChainItem::Operand(Expr::Lit(l @ (Literal::Int(_) | Literal::Frac(_)), _))] =
+                &items[..]
+            {
+                return Ok(Pat::NegLit(l.clone(), s));
+            }
+            let mut out = Vec::new();
+            let mut it = items.into_iter().peekable();
+            while let Some(item) = it.next() {
+                match item {
+                    ChainItem::Operand(e) => out.push(ChainItem::Operand(expr_to_pat(e)?)),
+                    ChainItem::Op(q) if is_con_op(&q) => out.push(ChainItem::Op(q)),
+                    ChainItem::Op(q) => {
+                        return fail_diag(
+                            Diagnostic::error(q.span, format!("operator `{q}` in a pattern"))
+                                .with_label(
+                                    "only constructor operators like `:` may appear in a pattern",
+                                ),
+                        )
+                    }
+                    ChainItem::Neg(ns) => match it.next() {
+                        Some(ChainItem::Operand(Expr::Lit(
+                            l @ (Literal::Int(_) | Literal::Frac(_)),
+                            ls,
+                        ))) => out.push(ChainItem::Operand(Pat::NegLit(l, ns.to(ls)))),
+                        _ => {
+                            return fail(
+                                ns,
+                                "a `-` in a pattern must be followed by a numeric literal",
+                            )
+                        }
+                    },
+                }
+            }
+            Ok(Pat::OpChain(out, s))
+        }
+        Expr::Tuple(es, s) => Ok(Pat::Tuple(
+            es.into_iter().map(expr_to_pat).collect::<Res<_>>()?,
+            s,
+        )),
+        Expr::List(es, s) => Ok(Pat::List(
+            es.into_iter().map(expr_to_pat).collect::<Res<_>>()?,
+            s,
+        )),
+        Expr::Paren(e, s) => Ok(Pat::Paren(Box::new(expr_to_pat(*e)?), s)),
+        Expr::As(v, e, s) => Ok(Pat::As(v, Box::new(expr_to_pat(*e)?), s)),
+        Expr::Lazy(e, s) => Ok(Pat::Lazy(Box::new(expr_to_pat(*e)?), s)),
+        Expr::Typed(e, t, s) => Ok(Pat::Typed(Box::new(expr_to_pat(*e)?), t, s)),
+        Expr::Record(c, fs, s) => match *c {
+            Expr::Con(q) => {
+                let fs = fs
+                    .into_iter()
+                    .map(|(f, p)| Ok((f, expr_to_pat(p)?)))
+                    .collect::<Res<_>>()?;
+                Ok(Pat::Record(q, fs, s))
+            }
+            _ => fail(
+                s,
+                "invalid record pattern: expected a constructor before `{`",
+            ),
+        },
+        other => {
+            let what = match other {
+                Expr::Lambda(..) => "a lambda",
+                Expr::Let(..) => "a `let` expression",
+                Expr::If(..) => "an `if` expression",
+                Expr::Case(..) => "a `case` expression",
+                Expr::Do(..) => "a `do` block",
+                Expr::Range { .. } => "an arithmetic sequence",
+                Expr::Comprehension(..) => "a list comprehension",
+                Expr::LeftSection(..) | Expr::RightSection(..) => "an operator section",
+                _ => "this expression",
+            };
+            fail_diag(
+                Diagnostic::error(span, format!("{what} cannot be used as a pattern"))
+                    .with_label("expected a pattern here"),
+            )
+        }
+    }
+}
+
+/// Classifies `lhs = rhs`: a function clause (prefix or infix) or a pattern binding.
+pub fn value_decl(lhs: Expr, rhs: Rhs, span: Span) -> Res<Vec<Decl>> {
+    // Infix definition `p1 op p2 = ...` where op is a variable operator.
+    if let Expr::OpChain(items, _) = &lhs {
+        let var_ops: Vec<usize> = items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i, ChainItem::Op(q) if !is_con_op(q)))
+            .map(|(k, _)| k)
+            .collect();
+        if var_ops.len() > 1 {
+            let ChainItem::Op(q) = &items[var_ops[1]] else {
+                unreachable!()
+            };
+            return fail(q.span, format!("cannot define `{q}` here: the left-hand side has more than one variable operator"));
+        }
+        if let [k] = var_ops[..] {
+            let Expr::OpChain(mut items, _) = lhs else {
+                unreachable!()
+            };
+            let right = items.split_off(k + 1);
+            let Some(ChainItem::Op(op)) = items.pop() else {
+                unreachable!()
+            };
+            let part = |v: Vec<ChainItem<Expr>>| -> Res<Pat> {
+                let s = v.iter().fold(None::<Span>, |acc, i| {
+                    let s = match i {
+                        ChainItem::Operand(e) => e.span(),
+                        ChainItem::Op(q) => q.span,
+                        ChainItem::Neg(s) => *s,
+                    };
+                    Some(acc.map_or(s, |a| a.to(s)))
+                });
+                expr_to_pat(chain(v, s.unwrap_or(span)))
+            };
+            if op.qual.is_some() {
+                return fail(op.span, format!("cannot define a qualified name `{op}`"));
+            }
+            let args = vec![part(items)?, part(right)?];
+            return Ok(vec![Decl::FunClause {
+                name: Ident {
+                    name: op.name,
+                    span: op.span,
+                },
+                args,
+                rhs,
+                span,
+            }]);
+        }
+    }
+    // Prefix definition `f p1 ... pn = ...`, or `(p1 op p2) p3 = ...`.
+    let mut args = Vec::new();
+    let mut head = lhs;
+    while let Expr::App(f, a, _) = head {
+        args.push(*a);
+        head = *f;
+    }
+    args.reverse();
+    match head {
+        Expr::Var(q) => {
+            if q.qual.is_some() {
+                return fail(q.span, format!("cannot define a qualified name `{q}`"));
+            }
+            let args = args.into_iter().map(expr_to_pat).collect::<Res<Vec<_>>>()?;
+            Ok(vec![Decl::FunClause {
+                name: Ident {
+                    name: q.name,
+                    span: q.span,
+                },
+                args,
+                rhs,
+                span,
+            }])
+        }
+        Expr::Paren(inner, _) if !args.is_empty() && matches!(&*inner, Expr::OpChain(..)) => {
+            let Decl::FunClause {
+                name,
+                args: mut first,
+                ..
+            } = value_decl(*inner, rhs.clone(), span)?
+                .pop()
+                .expect("one declaration")
+            else {
+                return fail(span, "invalid function definition");
+            };
+            for a in args {
+                first.push(expr_to_pat(a)?);
+            }
+            Ok(vec![Decl::FunClause {
+                name,
+                args: first,
+                rhs,
+                span,
+            }])
+        }
+        head => {
+            let mut e = head;
+            for a in args {
+                let s = e.span().to(a.span());
+                e = Expr::App(Box::new(e), Box::new(a), s);
+            }
+            let pat = expr_to_pat(e)?;
+            Ok(vec![Decl::PatBind { pat, rhs, span }])
+        }
+    }
+}
+
+/// Describes what the parser expected, in a short human list.
+fn expected_list(expected: &[String]) -> Option<String> {
+    let mut names: Vec<String> = expected
+        .iter()
+        .map(|e| {
+            let e = e.trim_matches('"');
+            match e {
+                "varid" | "qvarid" => "a variable".to_string(),
+                "conid" | "qconid" => "a constructor".to_string(),
+                "varsym" | "consym" | "qvarsym" | "qconsym" => "an operator".to_string(),
+                "integer" | "float" | "char" | "string" => "a literal".to_string(),
+                "v{" | "v;" | "v}" => "a new line at the right indentation".to_string(),
+                other => format!("`{}`", other.replace("\\\\", "\\")),
+            }
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() || names.len() > 8 {
+        return None;
+    }
+    Some(match names.len() {
+        1 => names.remove(0),
+        _ => {
+            let last = names.pop().unwrap();
+            format!("{} or {}", names.join(", "), last)
+        }
+    })
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::VLBrace => "start of a layout block".into(),
+        Tok::VSemi => "new line (a virtual `;` from the layout rule)".into(),
+        Tok::VRBrace => "end of a layout block".into(),
+        Tok::VarId(_) | Tok::QVarId(_) => format!("variable `{t}`"),
+        Tok::ConId(_) | Tok::QConId(_) => format!("constructor `{t}`"),
+        Tok::Integer(_) | Tok::Float(_) | Tok::Char(_) | Tok::String(_) => format!("literal {t}"),
+        _ => format!("`{t}`"),
+    }
+}
+
+pub fn error_to_diag(e: ParseError<usize, Tok, Diagnostic>, text_len: usize) -> Diagnostic {
+    match e {
+        ParseError::User { error } => error,
+        ParseError::InvalidToken { location } => {
+            Diagnostic::error(Span::new(location, location + 1), "invalid token")
+        }
+        ParseError::UnrecognizedEof { location, expected } => {
+            let d = Diagnostic::error(
+                Span::new(location.min(text_len), location.min(text_len)),
+                "unexpected end of input",
+            );
+            match expected_list(&expected) {
+                Some(x) => d.with_label(format!("expected {x}")),
+                None => d,
+            }
+        }
+        ParseError::UnrecognizedToken {
+            token: (l, t, r),
+            expected,
+        } => {
+            let virt = matches!(t, Tok::VLBrace | Tok::VSemi | Tok::VRBrace);
+            let span = if virt {
+                Span::new(l, l.max(r))
+            } else {
+                Span::new(l, r)
+            };
+            let mut d =
+                Diagnostic::error(span, format!("parse error: unexpected {}", describe(&t)));
+            if let Some(x) = expected_list(&expected) {
+                d = d.with_label(format!("expected {x}"));
+            }
+            if virt {
+                d = d.with_help(
+                    "possibly bad layout: check the indentation of this line against the block it belongs to \
+                     (a line indented as far as the block's first line starts a new item; less ends the block)",
+                );
+            }
+            d
+        }
+        ParseError::ExtraToken { token: (l, t, r) } => Diagnostic::error(
+            Span::new(l, r),
+            format!("parse error: unexpected {}", describe(&t)),
+        ),
+    }
+}
+
+fn triples(tokens: Vec<Token>) -> impl Iterator<Item = Result<(usize, Tok, usize), Diagnostic>> {
+    tokens
+        .into_iter()
+        .map(|t| Ok((t.span.start as usize, t.tok, t.span.end as usize)))
+}
+
+/// Parses a whole module from laid-out tokens. Returns the module (if the
+/// parser got to the end) and every error found on the way.
+pub fn parse_module(tokens: Vec<Token>, text_len: usize) -> (Option<Module>, Vec<Diagnostic>) {
+    let mut recovered = Vec::new();
+    let result = crate::grammar::ModuleParser::new().parse(&mut recovered, triples(tokens));
+    let mut diags: Vec<Diagnostic> = recovered
+        .into_iter()
+        .map(|r| error_to_diag(r.error, text_len))
+        .collect();
+    match result {
+        Ok(m) => (Some(m), diags),
+        Err(e) => {
+            diags.push(error_to_diag(e, text_len));
+            (None, diags)
+        }
+    }
+}
+
+/// Parses one expression (for the REPL and tests).
+pub fn parse_expr(tokens: Vec<Token>, text_len: usize) -> Result<Expr, Diagnostic> {
+    let mut recovered = Vec::new();
+    let r = crate::grammar::ExpParser::new().parse(&mut recovered, triples(tokens));
+    if let Some(e) = recovered.into_iter().next() {
+        return Err(error_to_diag(e.error, text_len));
+    }
+    r.map_err(|e| error_to_diag(e, text_len))
+}

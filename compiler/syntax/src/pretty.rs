@@ -1,0 +1,1 @@
+//! Pretty-printing of the syntax tree (filled in below).
