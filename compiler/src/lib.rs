@@ -27,12 +27,18 @@ pub fn check(file: &SourceFile) -> CheckResult {
 
 /// Runs the passes up to `stage` and prints that stage's output.
 pub fn dump(file: &SourceFile, stage: Stage) -> (Option<String>, Vec<Diagnostic>) {
-    let (tokens, mut diags) = lexer::lex(&file.text);
+    let (tokens, mut diags) = lexer::lex(&file.text, file.base);
     match stage {
-        Stage::Tokens => (Some(layout::show_tokens(&file.text, &tokens)), diags),
+        Stage::Tokens => (
+            Some(layout::show_tokens(&file.text, file.base, &tokens)),
+            diags,
+        ),
         Stage::Layout => {
-            let laid = layout::layout(&file.text, &tokens);
-            (Some(layout::show_tokens(&file.text, &laid)), diags)
+            let laid = layout::layout(&file.text, file.base, &tokens);
+            (
+                Some(layout::show_tokens(&file.text, file.base, &laid)),
+                diags,
+            )
         }
         _ => {
             let (m, more) = gph_syntax::parse_file(file);

@@ -115,11 +115,10 @@ impl miette::Diagnostic for Report<'_> {
         Some(&self.file.text)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
-        let len = self.file.text.len();
+        let file = self.file;
         let clamp = move |s: Span| {
-            let start = (s.start as usize).min(len);
-            let end = (s.end as usize).clamp(start, len);
-            miette::SourceSpan::new(start.into(), end - start)
+            let s = file.local(s);
+            miette::SourceSpan::new((s.start as usize).into(), s.len())
         };
         let primary = miette::LabeledSpan::new_primary_with_span(
             self.diag.label.clone(),

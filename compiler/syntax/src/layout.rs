@@ -55,18 +55,19 @@ enum Ctx {
     Case,
 }
 
-struct Layout<'a> {
-    text: &'a str,
+struct Layout {
+    /// Global position of the end of the text.
+    end: u32,
     out: Vec<Token>,
     stack: Vec<Ctx>,
 }
 
 /// Column (1-based, tabs to multiples of 8) and line of each token's start.
-fn positions(text: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
+fn positions(text: &str, base: u32, tokens: &[Token]) -> Vec<(usize, usize)> {
     let mut res = Vec::with_capacity(tokens.len());
     let (mut line, mut col, mut at) = (1usize, 1usize, 0usize);
     for t in tokens {
-        let target = t.span.start as usize;
+        let target = (t.span.start - base) as usize;
         for ch in text[at..target].chars() {
             match ch {
                 '\n' => {
@@ -83,7 +84,7 @@ fn positions(text: &str, tokens: &[Token]) -> Vec<(usize, usize)> {
     res
 }
 
-impl Layout<'_> {
+impl Layout {
     fn virt(&mut self, tok: Tok, at: Span) {
         self.out.push(Token {
             tok,
@@ -279,7 +280,10 @@ impl Layout<'_> {
                 false
             }
             None => {
-                let end = Span::new(self.text.len(), self.text.len());
+                let end = Span {
+                    start: self.end,
+                    end: self.end,
+                };
                 self.virt(Tok::VLBrace, end);
                 self.virt(Tok::VRBrace, end);
                 false
@@ -313,10 +317,12 @@ fn block_keyword(tok: &Tok) -> Option<BlockKind> {
 }
 
 /// Inserts the virtual braces and semicolons of the layout rule.
-pub fn layout(text: &str, tokens: &[Token]) -> Vec<Token> {
-    let pos = positions(text, tokens);
+/// `base` is the global position of the text's start (see `SourceMap`).
+pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
+    let pos = positions(text, base, tokens);
+    let end_pos = base + text.len() as u32;
     let mut l = Layout {
-        text,
+        end: end_pos,
         out: Vec::with_capacity(tokens.len() * 5 / 4),
         stack: Vec::new(),
     };
@@ -359,7 +365,10 @@ pub fn layout(text: &str, tokens: &[Token]) -> Vec<Token> {
     if let Some(kind) = pending {
         l.open_block(kind, None);
     }
-    let end = Span::new(text.len(), text.len());
+    let end = Span {
+        start: end_pos,
+        end: end_pos,
+    };
     while let Some(c) = l.stack.pop() {
         if matches!(c, Ctx::Implicit { .. }) {
             l.virt(Tok::VRBrace, end);
@@ -369,13 +378,13 @@ pub fn layout(text: &str, tokens: &[Token]) -> Vec<Token> {
 }
 
 /// Prints a token stream one source line per line, virtual tokens marked with `v`.
-pub fn show_tokens(text: &str, tokens: &[Token]) -> String {
+pub fn show_tokens(text: &str, base: u32, tokens: &[Token]) -> String {
     let mut out = String::new();
     let mut line = 0;
     let mut starts = vec![0usize];
     starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
     for t in tokens {
-        let l = starts.partition_point(|&s| s <= t.span.start as usize);
+        let l = starts.partition_point(|&s| s <= (t.span.start - base) as usize);
         if l != line {
             if line != 0 {
                 out.push('\n');

@@ -348,15 +348,27 @@ pub struct Token {
 }
 
 /// Splits a source text into tokens; lexical errors are reported and skipped.
-pub fn lex(text: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+/// Spans are offset by `base` (the file's place in the `SourceMap`).
+pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut tokens = Vec::new();
     let mut errors = Vec::new();
     let mut lexer = Tok::lexer(text);
     while let Some(result) = lexer.next() {
-        let span = Span::new(lexer.span().start, lexer.span().end);
+        let local = Span::new(lexer.span().start, lexer.span().end);
+        let span = Span {
+            start: local.start + base,
+            end: local.end + base,
+        };
         match result {
             Ok(tok) => tokens.push(Token { tok, span }),
-            Err(e) => errors.push(lex_error(e, span, text)),
+            Err(e) => {
+                let mut d = lex_error(e, local, text);
+                d.span = Span {
+                    start: d.span.start + base,
+                    end: d.span.end + base,
+                };
+                errors.push(d)
+            }
         }
     }
     (tokens, errors)

@@ -16,13 +16,13 @@ mod grammar {
 }
 
 pub use diag::{Diagnostic, Severity};
-pub use span::{SourceFile, Span};
+pub use span::{SourceFile, SourceMap, Span};
 
 /// Lexes, lays out and parses a source file.
 pub fn parse_file(file: &SourceFile) -> (Option<ast::Module>, Vec<Diagnostic>) {
-    let (tokens, mut diags) = lexer::lex(&file.text);
-    let laid = layout::layout(&file.text, &tokens);
-    let (m, more) = parse::parse_module(laid, file.text.len());
+    let (tokens, mut diags) = lexer::lex(&file.text, file.base);
+    let laid = layout::layout(&file.text, file.base, &tokens);
+    let (m, more) = parse::parse_module(laid, (file.base as usize) + file.text.len());
     diags.extend(more);
     (m, diags)
 }

@@ -45,27 +45,50 @@ impl fmt::Debug for Span {
 }
 
 /// A source file: its name as the user gave it, its text, and where lines start.
+///
+/// Spans are global: a file's spans start at its `base`, so that one span
+/// says both which file and where (see `SourceMap`).
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     pub name: String,
     pub text: String,
+    pub base: u32,
     line_starts: Vec<u32>,
 }
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        SourceFile::with_base(name, text, 0)
+    }
+
+    pub fn with_base(name: impl Into<String>, text: impl Into<String>, base: u32) -> SourceFile {
         let text = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i as u32 + 1));
         SourceFile {
             name: name.into(),
             text,
+            base,
             line_starts,
         }
     }
 
-    /// 1-based line and 1-based column (in characters, tabs count as one) of a byte offset.
+    /// Whether a global position falls in this file (its end included).
+    pub fn contains(&self, pos: u32) -> bool {
+        pos >= self.base && pos <= self.base + self.text.len() as u32
+    }
+
+    /// The span relative to the start of this file's text.
+    pub fn local(&self, span: Span) -> Span {
+        let len = self.text.len() as u32;
+        let start = span.start.saturating_sub(self.base).min(len);
+        let end = span.end.saturating_sub(self.base).clamp(start, len);
+        Span { start, end }
+    }
+
+    /// 1-based line and 1-based column (in characters, tabs count as one) of a global byte offset.
     pub fn line_col(&self, pos: u32) -> (usize, usize) {
+        let pos = pos.saturating_sub(self.base).min(self.text.len() as u32);
         let line = self.line_starts.partition_point(|&s| s <= pos) - 1;
         let start = self.line_starts[line] as usize;
         let end = (pos as usize).min(self.text.len());
@@ -109,6 +132,33 @@ impl SourceFile {
     }
 
     pub fn slice(&self, span: Span) -> &str {
-        &self.text[span.start as usize..span.end as usize]
+        let s = self.local(span);
+        self.text
+            .get(s.start as usize..s.end as usize)
+            .unwrap_or("")
+    }
+}
+
+/// All source files of a program, each at its own range of global positions.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    pub files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// Adds a file after the last one; returns its index.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> usize {
+        let base = self
+            .files
+            .last()
+            .map_or(0, |f| f.base + f.text.len() as u32 + 1);
+        self.files.push(SourceFile::with_base(name, text, base));
+        self.files.len() - 1
+    }
+
+    /// The file a span belongs to.
+    pub fn file_of(&self, span: Span) -> Option<&SourceFile> {
+        let i = self.files.partition_point(|f| f.base <= span.start);
+        i.checked_sub(1).map(|i| &self.files[i])
     }
 }
