@@ -1,7 +1,7 @@
 //! The `gph` command: `check`, `dump`, and (with the machine) `run` and `repl`.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use gph_syntax::{Diagnostic, SourceFile};
+use gph_syntax::{Diagnostic, SourceFile, SourceMap};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -50,11 +50,16 @@ fn read_source(path: &str) -> Result<SourceFile, String> {
         .map_err(|e| format!("gph: cannot read {path}: {e}"))
 }
 
-/// Prints diagnostics to stderr; returns whether any is an error.
-fn report(file: &SourceFile, diags: &[Diagnostic]) -> bool {
+/// Prints diagnostics to stderr, in source order; returns whether any is an error.
+fn report(sources: &SourceMap, diags: &[Diagnostic]) -> bool {
     let color = std::io::stderr().is_terminal();
-    for d in diags {
-        eprint!("{}", d.render(file, color));
+    let mut diags = diags.to_vec();
+    gph_syntax::diag::sort(&mut diags);
+    for d in &diags {
+        match sources.file_of(d.span) {
+            Some(file) => eprint!("{}", d.render(file, color)),
+            None => eprintln!("gph: {}", d.message),
+        }
     }
     diags.iter().any(Diagnostic::is_error)
 }
@@ -64,7 +69,7 @@ fn run(cli: Cli) -> Result<(), ()> {
         Command::Check { file } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let result = gph_compiler::check(&src);
-            if report(&src, &result.diagnostics) {
+            if report(&result.sources, &result.diagnostics) {
                 return Err(());
             }
             Ok(())
@@ -79,9 +84,9 @@ fn run(cli: Cli) -> Result<(), ()> {
                 Stage::Types => gph_compiler::Stage::Types,
                 Stage::Core => gph_compiler::Stage::Core,
             };
-            let (out, diags) = gph_compiler::dump(&src, stage);
-            let failed = report(&src, &diags);
-            if let Some(out) = out {
+            let result = gph_compiler::dump(&src, stage);
+            let failed = report(&result.sources, &result.diagnostics);
+            if let Some(out) = result.output {
                 print!("{out}");
             }
             if failed {

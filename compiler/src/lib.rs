@@ -1,8 +1,13 @@
 //! gph's compiler passes after parsing.
 //!
-//! `ast ─ fixity ─ rename ─ typecheck ─ desugar ─ Core`
+//! `modules (load + parse) ─ rename (scopes, fixity) ─ typecheck ─ desugar ─ Core`
 
-use gph_syntax::{layout, lexer, Diagnostic, SourceFile};
+pub mod fixity;
+pub mod modules;
+pub mod rename;
+
+use gph_syntax::{layout, lexer, Diagnostic, SourceFile, SourceMap};
+use std::path::Path;
 
 /// A pass whose output `gph dump` can print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,36 +20,85 @@ pub enum Stage {
     Core,
 }
 
-pub struct CheckResult {
+/// The outcome of running the front end: every diagnostic, and the files
+/// they point into.
+pub struct Outcome {
+    pub sources: SourceMap,
     pub diagnostics: Vec<Diagnostic>,
+    /// What `gph dump` prints, when the requested stage was reached.
+    pub output: Option<String>,
+}
+
+impl Outcome {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+fn dir_of(path: &str) -> Option<&Path> {
+    Path::new(path).parent()
+}
+
+/// Loads and renames a program; diagnostics so far are returned with it.
+pub fn front_end(file: &SourceFile) -> (Option<rename::Program>, SourceMap, Vec<Diagnostic>) {
+    let (loaded, mut diags) = modules::load(&file.name, &file.text, dir_of(&file.name));
+    if diags.iter().any(Diagnostic::is_error) || loaded.modules.is_empty() {
+        return (None, loaded.sources, diags);
+    }
+    let (program, more) = rename::rename(loaded);
+    diags.extend(more);
+    let sources = program.sources.clone();
+    (Some(program), sources, diags)
 }
 
 /// Runs the front end on a file and collects every diagnostic.
-pub fn check(file: &SourceFile) -> CheckResult {
-    let (_, diagnostics) = gph_syntax::parse_file(file);
-    CheckResult { diagnostics }
+pub fn check(file: &SourceFile) -> Outcome {
+    let (_, sources, diagnostics) = front_end(file);
+    Outcome {
+        sources,
+        diagnostics,
+        output: None,
+    }
 }
 
 /// Runs the passes up to `stage` and prints that stage's output.
-pub fn dump(file: &SourceFile, stage: Stage) -> (Option<String>, Vec<Diagnostic>) {
-    let (tokens, mut diags) = lexer::lex(&file.text, file.base);
+pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
+    let single = || {
+        let mut m = SourceMap::default();
+        m.add(file.name.clone(), file.text.clone());
+        m
+    };
     match stage {
-        Stage::Tokens => (
-            Some(layout::show_tokens(&file.text, file.base, &tokens)),
-            diags,
-        ),
-        Stage::Layout => {
-            let laid = layout::layout(&file.text, file.base, &tokens);
-            (
-                Some(layout::show_tokens(&file.text, file.base, &laid)),
-                diags,
-            )
+        Stage::Tokens | Stage::Layout => {
+            let (tokens, diagnostics) = lexer::lex(&file.text, 0);
+            let shown = if stage == Stage::Tokens {
+                tokens
+            } else {
+                layout::layout(&file.text, 0, &tokens)
+            };
+            Outcome {
+                sources: single(),
+                diagnostics,
+                output: Some(layout::show_tokens(&file.text, 0, &shown)),
+            }
         }
-        _ => {
-            let (m, more) = gph_syntax::parse_file(file);
-            diags.clear();
-            diags.extend(more);
-            (m.map(|m| format!("{m:#?}\n")), diags)
+        Stage::Ast => {
+            let sources = single();
+            let (m, diagnostics) = gph_syntax::parse_file(&sources.files[0]);
+            Outcome {
+                output: m.map(|m| format!("{m:#?}\n")),
+                sources,
+                diagnostics,
+            }
+        }
+        Stage::Renamed | Stage::Types | Stage::Core => {
+            let (program, sources, diagnostics) = front_end(file);
+            let output = program.and_then(|p| p.modules.last().map(|m| format!("{m:#?}\n")));
+            Outcome {
+                sources,
+                diagnostics,
+                output,
+            }
         }
     }
 }

@@ -8,9 +8,12 @@
 //!
 //! * `)` `]` and an explicit `}` close the implicit blocks opened since the
 //!   matching open bracket (`(case x of A -> 1)`, `[x | let y = 1]`).
-//! * `,` closes the implicit blocks opened since the innermost open bracket,
-//!   unless it separates guards (`| p, q ->`) of the innermost block
-//!   (`[f y | x <- xs, let y = x, odd y]`, `(case x of A -> 1, 2)`).
+//! * `,` closes the implicit blocks opened since the innermost open bracket
+//!   or guard, unless it separates guards (`| p, q ->`) of the innermost block
+//!   (`[f y | x <- xs, let y = x, odd y]`, `(case x of A -> 1, 2)`,
+//!   `f x | let y = x, y > 0 = ...`).
+//! * `|` closes `case`, `let` and `where` blocks whose current item already
+//!   has an unguarded right-hand side (`[case c of _ -> 0 | c <- s]`).
 //! * `in` closes the implicit blocks up to and including the innermost `let`
 //!   block, if one is open since the last bracket (`let x = 1 in x + x`).
 //! * `then` and `else` close the implicit blocks opened since their `if`
@@ -44,6 +47,8 @@ enum Ctx {
         col: usize,
         kind: BlockKind,
         in_guard: bool,
+        /// The current item has a plain right-hand side (`=` or `->` seen with no guard).
+        plain_rhs: bool,
     },
     /// A block opened by an explicit `{` after a layout keyword.
     Explicit,
@@ -135,8 +140,14 @@ impl Layout {
             };
             if col == m {
                 if !matches!(tok.tok, Tok::Then | Tok::Else) {
-                    if let Ctx::Implicit { in_guard, .. } = &mut self.stack[i] {
+                    if let Ctx::Implicit {
+                        in_guard,
+                        plain_rhs,
+                        ..
+                    } = &mut self.stack[i]
+                    {
                         *in_guard = false;
+                        *plain_rhs = false;
                     }
                     self.virt(Tok::VSemi, tok.span);
                 }
@@ -175,13 +186,35 @@ impl Layout {
                 }
             }
             Tok::Comma => {
-                let first_other = self
-                    .stack
-                    .iter()
-                    .rposition(|c| !matches!(c, Ctx::Implicit { .. }));
-                if first_other.is_some_and(|i| matches!(self.stack[i], Ctx::Bracket)) {
+                // Close the blocks opened since the innermost bracket or guard.
+                let stop = self.stack.iter().rposition(|c| {
+                    !matches!(
+                        c,
+                        Ctx::Implicit {
+                            in_guard: false,
+                            ..
+                        }
+                    )
+                });
+                if stop
+                    .is_some_and(|i| matches!(self.stack[i], Ctx::Bracket | Ctx::Implicit { .. }))
+                {
                     self.close_while(at, |c| !matches!(c, Ctx::Implicit { in_guard: true, .. }));
                 }
+            }
+            Tok::Bar => {
+                // A guard cannot follow a plain right-hand side: the `|` belongs
+                // to an enclosing construct (`[case c of _ -> 0 | c <- s]`).
+                self.close_while(at, |c| {
+                    matches!(
+                        c,
+                        Ctx::Implicit {
+                            plain_rhs: true,
+                            kind: BlockKind::Of | BlockKind::Let | BlockKind::Where,
+                            ..
+                        }
+                    )
+                });
             }
             Tok::In => {
                 let has_let = self
@@ -273,6 +306,7 @@ impl Layout {
                         col,
                         kind,
                         in_guard: false,
+                        plain_rhs: false,
                     });
                 } else {
                     self.virt(Tok::VRBrace, t.span);
@@ -297,7 +331,15 @@ impl Layout {
             Tok::If => self.stack.push(Ctx::If),
             Tok::Case => self.stack.push(Ctx::Case),
             Tok::Bar | Tok::Equals | Tok::RArrow => {
-                if let Some(Ctx::Implicit { in_guard, .. }) = self.stack.last_mut() {
+                if let Some(Ctx::Implicit {
+                    in_guard,
+                    plain_rhs,
+                    ..
+                }) = self.stack.last_mut()
+                {
+                    if *tok != Tok::Bar && !*in_guard {
+                        *plain_rhs = true;
+                    }
                     *in_guard = *tok == Tok::Bar;
                 }
             }

@@ -1,0 +1,178 @@
+//! Finding and parsing the modules a program needs: the library modules built
+//! into gph (`prelude/`), and (Tier 2) the user's own modules next to the main
+//! file. Returns them parsed, in dependency order.
+
+use gph_syntax::ast::{Ident, Import, Module};
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, SourceFile, SourceMap, Span};
+use std::collections::HashMap;
+use std::path::Path;
+
+include!(concat!(env!("OUT_DIR"), "/library.rs"));
+
+/// A parsed module and the index of its file in the source map.
+pub struct Parsed {
+    pub name: Sym,
+    pub file: usize,
+    pub ast: Module,
+}
+
+/// Every module of a program, in dependency order (imports first).
+pub struct Loaded {
+    pub sources: SourceMap,
+    pub modules: Vec<Parsed>,
+}
+
+/// Module names whose imports refer to the built-in library.
+pub fn library_source(name: &str) -> Option<(&'static str, &'static str)> {
+    LIBRARY
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|&(_, path, src)| (path, src))
+}
+
+/// The module's name, `Main` when the header is missing.
+pub fn module_name(m: &Module) -> Sym {
+    m.name
+        .as_ref()
+        .map_or_else(|| Sym::from("Main"), |i| i.name.clone())
+}
+
+/// Whether a module gets the implicit `import Prelude`.
+pub fn implicit_prelude(name: &str, m: &Module) -> bool {
+    name != "Prelude"
+        && name != "Gph.Prim"
+        && !m.imports.iter().any(|i| &*i.module.name == "Prelude")
+}
+
+fn imports_of(name: &str, m: &Module) -> Vec<Import> {
+    let mut v = m.imports.clone();
+    if implicit_prelude(name, m) {
+        let span = m.span.point();
+        v.push(Import {
+            module: Ident {
+                name: Sym::from("Prelude"),
+                span,
+            },
+            qualified: false,
+            alias: None,
+            items: None,
+            span,
+        });
+    }
+    v
+}
+
+/// Loads the main file and everything it imports. `main_text` is the main
+/// file's source; `dir` is where user modules are looked for.
+pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Vec<Diagnostic>) {
+    let mut sources = SourceMap::default();
+    let mut diags = Vec::new();
+    let mut parsed: HashMap<Sym, Option<Parsed>> = HashMap::new();
+    let main_idx = sources.add(main_name, main_text);
+    let (main_ast, d) = gph_syntax::parse_file(&sources.files[main_idx]);
+    diags.extend(d);
+    let Some(main_ast) = main_ast else {
+        return (
+            Loaded {
+                sources,
+                modules: Vec::new(),
+            },
+            diags,
+        );
+    };
+    let main_mod = module_name(&main_ast);
+    let mut order: Vec<Sym> = Vec::new();
+    // Depth-first post-order over imports; `visiting` catches cycles.
+    let mut stack: Vec<(Sym, Vec<Import>, usize)> = Vec::new();
+    let main_imports = imports_of(&main_mod, &main_ast);
+    parsed.insert(
+        main_mod.clone(),
+        Some(Parsed {
+            name: main_mod.clone(),
+            file: main_idx,
+            ast: main_ast,
+        }),
+    );
+    stack.push((main_mod.clone(), main_imports, 0));
+    let mut visiting: Vec<Sym> = vec![main_mod.clone()];
+    while let Some((name, imports, next)) = stack.last_mut() {
+        if *next >= imports.len() {
+            order.push(name.clone());
+            visiting.pop();
+            stack.pop();
+            continue;
+        }
+        let imp = imports[*next].clone();
+        *next += 1;
+        let target = imp.module.name.clone();
+        if visiting.contains(&target) {
+            diags.push(
+                Diagnostic::error(
+                    imp.module.span,
+                    format!("module imports form a cycle: {} imports {target}", name),
+                )
+                .with_help("gph needs the module imports of a program to form no cycle"),
+            );
+            continue;
+        }
+        if parsed.contains_key(&target) {
+            continue;
+        }
+        let found: Option<(String, String)> = match library_source(&target) {
+            Some((path, src)) => Some((path.to_string(), src.to_string())),
+            None => dir.and_then(|d| {
+                let p = d.join(target.replace('.', "/")).with_extension("gph");
+                std::fs::read_to_string(&p)
+                    .ok()
+                    .map(|s| (p.display().to_string(), s))
+            }),
+        };
+        let Some((path, text)) = found else {
+            parsed.insert(target.clone(), None);
+            diags.push(Diagnostic::error(imp.module.span, format!("could not find module `{target}`")).with_help(
+                "the library has Prelude, Data.List, Data.Char, Data.Maybe, System.Environment, System.Exit, System, \
+                 Control.Parallel, Control.Parallel.Strategies, Strategies, Control.DeepSeq and Control.Parallel.Eden",
+            ));
+            continue;
+        };
+        let idx = sources.add(path, text);
+        let (ast, d) = gph_syntax::parse_file(&sources.files[idx]);
+        diags.extend(d);
+        match ast {
+            Some(ast) => {
+                let got = module_name(&ast);
+                if got != target {
+                    diags.push(Diagnostic::error(
+                        ast.name.as_ref().map_or(Span::default(), |i| i.span),
+                        format!("file for module `{target}` declares module `{got}`"),
+                    ));
+                }
+                let imports = imports_of(&target, &ast);
+                parsed.insert(
+                    target.clone(),
+                    Some(Parsed {
+                        name: target.clone(),
+                        file: idx,
+                        ast,
+                    }),
+                );
+                visiting.push(target.clone());
+                stack.push((target, imports, 0));
+            }
+            None => {
+                parsed.insert(target, None);
+            }
+        }
+    }
+    let modules = order
+        .into_iter()
+        .filter_map(|n| parsed.remove(&n).flatten())
+        .collect();
+    (Loaded { sources, modules }, diags)
+}
+
+/// A file with the standard name for a REPL or test snippet.
+pub fn snippet(text: &str) -> SourceFile {
+    SourceFile::new("<input>", text)
+}

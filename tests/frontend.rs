@@ -1,0 +1,86 @@
+//! Golden tests of the front end, through the real `gph` binary: every good
+//! program is accepted by `gph check`; every bad program is rejected with a
+//! diagnostic at each line where GHC reports an error (see tests/README.md).
+
+mod common;
+
+use common::{gph, lines_of_ghc_errors, lines_of_gph_errors, programs_in};
+
+#[test]
+fn good_programs_are_accepted() {
+    let mut failures = Vec::new();
+    let files = programs_in("tests/programs");
+    assert!(files.len() >= 40, "expected the corpus in tests/programs");
+    for f in &files {
+        let out = gph(&["check", f.to_str().unwrap()], None);
+        if out.status != Some(0) {
+            failures.push(format!(
+                "{}: exit {:?}\n{}",
+                f.display(),
+                out.status,
+                out.stderr
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} good programs rejected:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+}
+
+/// Which error categories the front end checks so far: the others are
+/// rejected by passes still to come (the type checker).
+fn checked(name: &str) -> bool {
+    ["scope_", "syntax_", "fixity_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+#[test]
+fn bad_programs_are_rejected_where_ghc_rejects_them() {
+    let mut failures = Vec::new();
+    let files = programs_in("tests/errors");
+    assert!(files.len() >= 25, "expected the corpus in tests/errors");
+    let mut n = 0;
+    for f in &files {
+        let name = f.file_stem().unwrap().to_string_lossy().to_string();
+        if !checked(&name) {
+            continue;
+        }
+        n += 1;
+        let out = gph(&["check", f.to_str().unwrap()], None);
+        if out.status != Some(1) {
+            failures.push(format!(
+                "{name}: expected exit 1, got {:?}\n{}",
+                out.status, out.stderr
+            ));
+            continue;
+        }
+        if out.stderr.contains("panicked") {
+            failures.push(format!("{name}: panic\n{}", out.stderr));
+            continue;
+        }
+        // Syntax errors may be noticed a token earlier or later than GHC does.
+        if name.starts_with("syntax_") {
+            continue;
+        }
+        let ghc = lines_of_ghc_errors(&f.with_extension("ghc"));
+        let ours = lines_of_gph_errors(&out.stderr);
+        let missing: Vec<_> = ghc.iter().filter(|l| !ours.contains(l)).collect();
+        if !missing.is_empty() {
+            failures.push(format!(
+                "{name}: GHC reports lines {ghc:?}, gph {ours:?}\n{}",
+                out.stderr
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {n} bad programs not rejected as GHC does:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Regenerate the expectations of the test corpus from the GHC oracle.
+#
+#   tests/regen-oracle.sh            # every program and every error file
+#   tests/regen-oracle.sh NAME...    # only these (names without suffix)
+#
+# For tests/programs/NAME.gph:  NAME.stdout (and NAME.exitcode when the
+#   exit status is not 0), running the oracle with the arguments in
+#   NAME.args (one line, split on white space) and standard input from
+#   NAME.stdin (or /dev/null).
+# For tests/errors/NAME.gph:  NAME.ghc, GHC's diagnostics with the oracle's
+#   temporary path shortened to Main.hs and the "[1 of N] Compiling" lines
+#   dropped. The oracle must reject the file (exit status 2).
+set -uo pipefail
+shopt -s nullglob
+here=$(cd "$(dirname "$0")" && pwd)
+oracle=${ORACLE:-$(cd "$here/../../shared/tools" 2>/dev/null && pwd)/oracle}
+[ -x "$oracle" ] || oracle=/work/shared/tools/oracle
+status=0
+
+want() {   # want NAME: true when no names were given or NAME is among them
+  [ ${#names[@]} -eq 0 ] && return 0
+  local n; for n in "${names[@]}"; do [ "$n" = "$1" ] && return 0; done
+  return 1
+}
+names=("$@")
+
+for src in "$here"/programs/*.gph; do
+  base=${src%.gph}; name=$(basename "$base")
+  want "$name" || continue
+  args=()
+  [ -f "$base.args" ] && read -r -a args < "$base.args"
+  input=/dev/null
+  [ -f "$base.stdin" ] && input="$base.stdin"
+  "$oracle" "$src" "${args[@]}" < "$input" > "$base.stdout" 2> "$base.stderr.tmp"
+  rc=$?
+  if [ "$rc" -eq 2 ] && grep -qE 'Main\.hs:[^ ]*: error' "$base.stderr.tmp"; then
+    echo "FAIL programs/$name: rejected by GHC" >&2; cat "$base.stderr.tmp" >&2; status=1
+  fi
+  rm -f "$base.stderr.tmp"
+  if [ "$rc" -ne 0 ]; then echo "$rc" > "$base.exitcode"; else rm -f "$base.exitcode"; fi
+  echo "programs/$name: exit $rc, $(wc -l < "$base.stdout") lines"
+done
+
+for src in "$here"/errors/*.gph; do
+  base=${src%.gph}; name=$(basename "$base")
+  want "$name" || continue
+  "$oracle" "$src" > /dev/null 2> "$base.ghc.tmp" < /dev/null
+  rc=$?
+  if [ "$rc" -ne 2 ]; then
+    echo "FAIL errors/$name: oracle exit $rc, expected 2 (GHC accepted it?)" >&2
+    status=1; rm -f "$base.ghc.tmp"; continue
+  fi
+  sed -E -e 's#[^ ()]*/Main\.hs\b#Main.hs#g' \
+         -e '/^\[[0-9]+ of [0-9]+\] Compiling /d' \
+         -e '/^oracle: /d' "$base.ghc.tmp" | awk 'NF || seen { seen = 1; print }' > "$base.ghc"
+  rm -f "$base.ghc.tmp"
+  echo "errors/$name: $(grep -c '^Main\.hs:[^ ]*: error' "$base.ghc") error(s)"
+done
+exit $status
