@@ -2,11 +2,13 @@
 //!
 //! `modules (load + parse) ─ rename (scopes, fixity) ─ typecheck ─ desugar ─ Core`
 
+pub mod core;
+pub mod desugar;
 pub mod fixity;
 pub mod modules;
 pub mod rename;
 
-use gph_syntax::{layout, lexer, Diagnostic, SourceFile, SourceMap};
+use gph_syntax::{layout, lexer, pretty, Diagnostic, SourceFile, SourceMap};
 use std::path::Path;
 
 /// A pass whose output `gph dump` can print.
@@ -86,14 +88,55 @@ pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
             let sources = single();
             let (m, diagnostics) = gph_syntax::parse_file(&sources.files[0]);
             Outcome {
-                output: m.map(|m| format!("{m:#?}\n")),
+                output: m.map(|m| pretty::module(&m)),
                 sources,
                 diagnostics,
             }
         }
-        Stage::Renamed | Stage::Types | Stage::Core => {
+        Stage::Renamed | Stage::Types => {
             let (program, sources, diagnostics) = front_end(file);
-            let output = program.and_then(|p| p.modules.last().map(|m| format!("{m:#?}\n")));
+            let output = program.and_then(|p| p.modules.last().map(pretty::module));
+            Outcome {
+                sources,
+                diagnostics,
+                output,
+            }
+        }
+        Stage::Core => {
+            let (program, sources, mut diagnostics) = front_end(file);
+            if diagnostics.iter().any(Diagnostic::is_error) {
+                return Outcome {
+                    sources,
+                    diagnostics,
+                    output: None,
+                };
+            }
+            let output = program.map(|p| {
+                let (core, more) = desugar::desugar(&p);
+                // Warnings about the library are the library's business.
+                let main_file = sources
+                    .files
+                    .first()
+                    .map(|f| (f.base, f.base + f.text.len() as u32));
+                diagnostics.extend(more.into_iter().filter(|d| {
+                    main_file.is_some_and(|(a, b)| d.span.start >= a && d.span.start <= b)
+                }));
+                let prefix = format!("{}.", p.main);
+                let shown = core::Program {
+                    data: core
+                        .data
+                        .into_iter()
+                        .filter(|d| d.name.starts_with(&prefix))
+                        .collect(),
+                    binds: core
+                        .binds
+                        .into_iter()
+                        .filter(|(n, _)| n.starts_with(&prefix))
+                        .collect(),
+                    prims: Vec::new(),
+                };
+                shown.to_string()
+            });
             Outcome {
                 sources,
                 diagnostics,

@@ -1,0 +1,272 @@
+//! Core: the small explicit language the front end produces and the back end
+//! (lambda lifting, code generation) consumes.
+//!
+//! Variables, literals, constructors, application, lambda, `let`/`letrec`,
+//! and `case` on one constructor level with a default. Pattern matching,
+//! guards, `where`, comprehensions and `do` are gone; so (once the type
+//! checker's elaboration is in) is overloading: dictionaries are ordinary
+//! arguments.
+
+use gph_syntax::lexer::Sym;
+use num_bigint::BigInt;
+use std::fmt::{self, Write};
+
+/// A local variable: its source name (for printing) and a unique number.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Var {
+    pub name: Sym,
+    pub id: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lit {
+    Int(i64),
+    Integer(BigInt),
+    Double(f64),
+    Char(char),
+    /// A string literal, unpacked lazily into a list of characters.
+    Str(Sym),
+}
+
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Local(Var),
+    /// A top-level value by its original name, `Module.name`.
+    Global(Sym),
+    Lit(Lit),
+    /// A data constructor by its original name (a function of its fields).
+    Con(Sym),
+    App(Box<Expr>, Vec<Expr>),
+    Lam(Vec<Var>, Box<Expr>),
+    Let(Box<Bind>, Box<Expr>),
+    /// `case e of b { alts; _ -> default }`: evaluates `e` to weak head normal
+    /// form, binds it to `b`, and picks an alternative.
+    Case(Box<Expr>, Var, Vec<Alt>, Option<Box<Expr>>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Bind {
+    NonRec(Var, Expr),
+    Rec(Vec<(Var, Expr)>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Alt {
+    pub con: AltCon,
+    pub vars: Vec<Var>,
+    pub body: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AltCon {
+    Con(Sym),
+    Lit(Lit),
+}
+
+/// A data type's constructors, in declaration order (the order gives the tags).
+#[derive(Clone, Debug)]
+pub struct DataType {
+    pub name: Sym,
+    pub constrs: Vec<Constr>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Constr {
+    pub name: Sym,
+    pub arity: usize,
+    pub strict: Vec<bool>,
+}
+
+/// A whole program: data types and top-level bindings (one recursive group).
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub data: Vec<DataType>,
+    pub binds: Vec<(Sym, Expr)>,
+    /// Runtime primitives: (original name, primitive name, arity).
+    pub prims: Vec<(Sym, Sym, usize)>,
+}
+
+impl Expr {
+    pub fn app(f: Expr, args: Vec<Expr>) -> Expr {
+        if args.is_empty() {
+            return f;
+        }
+        match f {
+            Expr::App(g, mut a) => {
+                a.extend(args);
+                Expr::App(g, a)
+            }
+            f => Expr::App(Box::new(f), args),
+        }
+    }
+    pub fn global(name: &str) -> Expr {
+        Expr::Global(Sym::from(name))
+    }
+}
+
+// ------------------------------------------------------------ printing
+
+impl fmt::Display for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}_{}", self.name, self.id)
+    }
+}
+
+impl fmt::Display for Lit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lit::Int(n) => write!(f, "{n}#"),
+            Lit::Integer(n) => write!(f, "{n}"),
+            Lit::Double(d) => write!(f, "{d:?}##"),
+            Lit::Char(c) => write!(f, "{c:?}"),
+            Lit::Str(s) => write!(f, "{:?}", &**s),
+        }
+    }
+}
+
+fn name(s: &str) -> String {
+    // Operators print in parentheses, as in Haskell.
+    let last = s.rsplit('.').next().unwrap_or(s);
+    if !last.is_empty()
+        && !last.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '(' || c == '[')
+    {
+        format!("({s})")
+    } else {
+        s.to_string()
+    }
+}
+
+struct Printer {
+    out: String,
+}
+
+impl Printer {
+    fn nl(&mut self, indent: usize) {
+        self.out.push('\n');
+        for _ in 0..indent {
+            self.out.push(' ');
+        }
+    }
+
+    fn atom(&mut self, e: &Expr, indent: usize) {
+        match e {
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => self.expr(e, indent),
+            _ => {
+                self.out.push('(');
+                self.expr(e, indent + 1);
+                self.out.push(')');
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, indent: usize) {
+        match e {
+            Expr::Local(v) => {
+                let _ = write!(self.out, "{v}");
+            }
+            Expr::Global(g) => self.out.push_str(&name(g)),
+            Expr::Con(c) => self.out.push_str(&name(c)),
+            Expr::Lit(l) => {
+                let _ = write!(self.out, "{l}");
+            }
+            Expr::App(f, args) => {
+                self.atom(f, indent);
+                for a in args {
+                    self.out.push(' ');
+                    self.atom(a, indent);
+                }
+            }
+            Expr::Lam(vs, body) => {
+                self.out.push('\\');
+                let names: Vec<String> = vs.iter().map(|v| v.to_string()).collect();
+                self.out.push_str(&names.join(" "));
+                self.out.push_str(" ->");
+                self.nl(indent + 2);
+                self.expr(body, indent + 2);
+            }
+            Expr::Let(b, body) => {
+                match &**b {
+                    Bind::NonRec(v, e) => {
+                        let _ = write!(self.out, "let {v} = ");
+                        self.expr(e, indent + 4);
+                    }
+                    Bind::Rec(bs) => {
+                        self.out.push_str("letrec");
+                        for (v, e) in bs {
+                            self.nl(indent + 2);
+                            let _ = write!(self.out, "{v} = ");
+                            self.expr(e, indent + 4);
+                        }
+                    }
+                }
+                self.nl(indent);
+                self.out.push_str("in ");
+                self.expr(body, indent + 3);
+            }
+            Expr::Case(scrut, b, alts, def) => {
+                self.out.push_str("case ");
+                self.expr(scrut, indent + 5);
+                let _ = write!(self.out, " of {b} {{");
+                for a in alts {
+                    self.nl(indent + 2);
+                    match &a.con {
+                        AltCon::Con(c) => self.out.push_str(&name(c)),
+                        AltCon::Lit(l) => {
+                            let _ = write!(self.out, "{l}");
+                        }
+                    }
+                    for v in &a.vars {
+                        let _ = write!(self.out, " {v}");
+                    }
+                    self.out.push_str(" ->");
+                    self.nl(indent + 4);
+                    self.expr(&a.body, indent + 4);
+                }
+                if let Some(d) = def {
+                    self.nl(indent + 2);
+                    self.out.push_str("_ ->");
+                    self.nl(indent + 4);
+                    self.expr(d, indent + 4);
+                }
+                self.nl(indent);
+                self.out.push('}');
+            }
+        }
+    }
+}
+
+/// Prints an expression as readable, Haskell-like text.
+pub fn show_expr(e: &Expr) -> String {
+    let mut p = Printer { out: String::new() };
+    p.expr(e, 0);
+    p.out
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for d in &self.data {
+            let cons: Vec<String> = d
+                .constrs
+                .iter()
+                .map(|c| {
+                    let fields: String = c
+                        .strict
+                        .iter()
+                        .map(|s| if *s { " !_" } else { " _" })
+                        .collect();
+                    format!("{}{}", name(&c.name), fields)
+                })
+                .collect();
+            writeln!(f, "data {} = {}", d.name, cons.join(" | "))?;
+        }
+        if !self.data.is_empty() {
+            writeln!(f)?;
+        }
+        for (n, e) in &self.binds {
+            let mut p = Printer { out: String::new() };
+            p.expr(e, 2);
+            writeln!(f, "{} =\n  {}\n", name(n), p.out)?;
+        }
+        Ok(())
+    }
+}
