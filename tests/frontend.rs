@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{gph, lines_of_ghc_errors, lines_of_gph_errors, programs_in};
+use common::{gph, lines_of_ghc_errors, lines_of_gph_errors, programs_in, snapshot};
 
 #[test]
 fn good_programs_are_accepted() {
@@ -63,6 +63,9 @@ fn bad_programs_are_rejected_where_ghc_rejects_them() {
             failures.push(format!("{name}: panic\n{}", out.stderr));
             continue;
         }
+        if let Err(e) = snapshot(&f.with_extension("stderr"), &out.stderr) {
+            failures.push(format!("{name}: {e}"));
+        }
         // Syntax errors may be noticed a token earlier or later than GHC does.
         if name.starts_with("syntax_") {
             continue;
@@ -83,4 +86,28 @@ fn bad_programs_are_rejected_where_ghc_rejects_them() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// `gph dump --stage core` is stable: snapshots in tests/core.
+#[test]
+fn core_dumps_are_stable() {
+    let files = programs_in("tests/core");
+    assert!(!files.is_empty(), "expected programs in tests/core");
+    let mut failures = Vec::new();
+    for f in &files {
+        let out = gph(&["dump", "--stage", "core", f.to_str().unwrap()], None);
+        if out.status != Some(0) {
+            failures.push(format!(
+                "{}: exit {:?}\n{}",
+                f.display(),
+                out.status,
+                out.stderr
+            ));
+            continue;
+        }
+        if let Err(e) = snapshot(&f.with_extension("core"), &out.stdout) {
+            failures.push(format!("{}: {e}", f.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -69,7 +69,11 @@ enum Target {
 
 struct Desugar<'s> {
     sources: &'s SourceMap,
+    /// Numbers local variables; restarts at each top-level binding so that
+    /// a binding's Core does not depend on what came before it.
     next: u32,
+    /// Numbers top-level pattern-binding temporaries.
+    next_global: u32,
     cons: HashMap<Sym, ConInfo>,
     siblings: HashMap<Sym, Vec<Sym>>,
     scopes: Vec<HashMap<Sym, Var>>,
@@ -469,6 +473,9 @@ impl<'s> Desugar<'s> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < ds.len() {
+            if top.is_some() {
+                self.next = 0;
+            }
             match &ds[i] {
                 Decl::FunClause { name, args, .. } => {
                     let mut j = i + 1;
@@ -521,8 +528,8 @@ impl<'s> Desugar<'s> {
                     );
                     let (target, reference) = match top {
                         Some(m) => {
-                            self.next += 1;
-                            let n = Sym::from(format!("pat{}", self.next));
+                            self.next_global += 1;
+                            let n = Sym::from(format!("pat{}", self.next_global));
                             (
                                 Target::Name(n.clone()),
                                 Expr::Global(Sym::from(format!("{m}.{n}"))),
@@ -1000,7 +1007,9 @@ fn group_binders(ds: &[Decl]) -> Vec<Sym> {
     let mut out: Vec<Sym> = Vec::new();
     for d in ds {
         match d {
-            Decl::FunClause { name, .. } if out.last() != Some(&name.name) => out.push(name.name.clone()),
+            Decl::FunClause { name, .. } if out.last() != Some(&name.name) => {
+                out.push(name.name.clone())
+            }
             Decl::PatBind { pat, .. } => pat_vars(pat, &mut out),
             _ => {}
         }
@@ -1042,6 +1051,7 @@ pub fn desugar(program: &Program) -> (core::Program, Vec<Diagnostic>) {
     let mut d = Desugar {
         sources: &program.sources,
         next: 0,
+        next_global: 0,
         cons: HashMap::new(),
         siblings: HashMap::new(),
         scopes: Vec::new(),

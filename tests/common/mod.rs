@@ -63,11 +63,12 @@ pub fn gph(args: &[&str], stdin: Option<&[u8]>) -> Output {
 
 /// The `.gph` files of a directory (relative to the project root), sorted.
 pub fn programs_in(dir: &str) -> Vec<PathBuf> {
+    // Relative to the root, as a user would type them: paths appear in messages.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
         .map(|rd| {
             rd.flatten()
-                .map(|e| e.path())
+                .map(|e| Path::new(dir).join(e.file_name()))
                 .filter(|p| p.extension().is_some_and(|e| e == "gph"))
                 .collect()
         })
@@ -104,4 +105,22 @@ pub fn lines_of_gph_errors(stderr: &str) -> Vec<usize> {
     v.sort();
     v.dedup();
     v
+}
+
+/// Compares `actual` with the snapshot file, or writes it when the
+/// environment variable UPDATE_SNAPSHOTS is set (review the diff, then commit).
+pub fn snapshot(path: &Path, actual: &str) -> Result<(), String> {
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(path, actual)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        return Ok(());
+    }
+    match std::fs::read_to_string(path) {
+        Ok(expected) if expected == actual => Ok(()),
+        Ok(expected) => Err(format!(
+            "output differs from {} (run with UPDATE_SNAPSHOTS=1 to accept)\n--- expected\n{expected}\n--- actual\n{actual}",
+            path.display()
+        )),
+        Err(_) => Err(format!("missing snapshot {} (run with UPDATE_SNAPSHOTS=1 to create it)\n{actual}", path.display())),
+    }
 }
