@@ -16,6 +16,7 @@
 //! their dictionary arguments.
 
 use crate::core::{self, Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Var};
+use crate::exhaustive::{self, Signature};
 use crate::rename::Program;
 use gph_syntax::ast::{self, Decl, Literal, Pat, QName, Rhs, RhsBody, Stmt};
 use gph_syntax::lexer::Sym;
@@ -632,25 +633,53 @@ impl<'s> Desugar<'s> {
     /// A whole match: warns when its final failure is reachable (`what` names
     /// the construct for the warning) or a row can never match.
     fn match_top(&mut self, vars: &[Var], rows: Vec<Row>, fail: Expr, what: Option<&str>) -> Expr {
-        let span = rows
-            .first()
-            .map_or(Span::default(), |r| r.span)
-            .to(rows.last().map_or(Span::default(), |r| r.span));
+        if let Some(what) = what {
+            self.warn_patterns(&rows, what);
+        }
         let fv = self.fresh("nomatch");
         let m = self.match_rows(vars, rows, Expr::Local(fv.clone()));
         if mentions(&m, &fv) {
-            if let Some(what) = what {
-                self.diags.push(
-                    Diagnostic::warning(
-                        span,
-                        format!("pattern match(es) are non-exhaustive in {what}"),
-                    )
-                    .with_label("some values match no equation"),
-                );
-            }
             Expr::Let(Box::new(Bind::NonRec(fv, fail)), Box::new(m))
         } else {
             m
+        }
+    }
+
+    /// Overlap and exhaustiveness warnings for a match (see `exhaustive`).
+    fn warn_patterns(&mut self, rows: &[Row], what: &str) {
+        let full = |q: &QName| full_name(q);
+        let simple: Vec<Vec<exhaustive::P>> = rows
+            .iter()
+            .map(|r| {
+                r.pats
+                    .iter()
+                    .map(|p| exhaustive::simplify(p, &full, self))
+                    .collect()
+            })
+            .collect();
+        let guarded: Vec<bool> = rows.iter().map(|r| !rhs_total(&r.body)).collect();
+        let (redundant, complete) = exhaustive::check(&simple, &guarded, self);
+        for i in redundant {
+            self.diags.push(
+                Diagnostic::warning(
+                    rows[i].span,
+                    format!("pattern match is redundant in {what}"),
+                )
+                .with_label("no value reaches this equation"),
+            );
+        }
+        if !complete {
+            let span = rows
+                .first()
+                .map_or(Span::default(), |r| r.span)
+                .to(rows.last().map_or(Span::default(), |r| r.span));
+            self.diags.push(
+                Diagnostic::warning(
+                    span,
+                    format!("pattern match(es) are non-exhaustive in {what}"),
+                )
+                .with_label("some values match no equation"),
+            );
         }
     }
 
@@ -853,6 +882,18 @@ impl<'s> Desugar<'s> {
             }
             _ => true,
         }
+    }
+}
+
+impl Signature for Desugar<'_> {
+    fn siblings(&self, con: &str) -> Option<&[Sym]> {
+        self.cons
+            .get(con)
+            .and_then(|c| self.siblings.get(&c.ty))
+            .map(Vec::as_slice)
+    }
+    fn is_newtype(&self, con: &str) -> bool {
+        self.cons.get(con).is_some_and(|c| c.newtype)
     }
 }
 

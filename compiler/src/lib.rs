@@ -3,7 +3,9 @@
 //! `modules (load + parse) ─ rename (scopes, fixity) ─ typecheck ─ desugar ─ Core`
 
 pub mod core;
+pub mod derive;
 pub mod desugar;
+pub mod exhaustive;
 pub mod fixity;
 pub mod modules;
 pub mod rename;
