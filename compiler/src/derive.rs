@@ -1,0 +1,911 @@
+//! Derived instances: `deriving (Show, Eq, Ord, Enum, Bounded)` on a `data`
+//! or `newtype` declaration becomes ordinary instance declarations, built
+//! directly in the renamer's output form:
+//!
+//! * a reference to a library entity is its original name, `Prelude.showsPrec`
+//!   (or `Gph.Prim.True` for the few that `Gph.Prim` defines);
+//! * the type and its constructors are qualified with the declaring module;
+//! * local variables are unqualified; operators are resolved `Expr::BinOp`s.
+//!
+//! The code follows what GHC 9.0 generates (`GHC.Tc.Deriv.Generate`), so that
+//! results, error messages and strictness agree with GHC:
+//!
+//! * Show: `showsPrec d (C x y) = showParen (d >= 11) (showString "C " .
+//!   showsPrec 11 x . showSpace . showsPrec 11 y)`; a constructor declared
+//!   infix with fixity p shows both operands at p+1 under `showParen (d >= p+1)`;
+//!   records `C {f = x, g = y}` show the fields at precedence 0 under
+//!   `showParen (d >= 11)`; nullary constructors ignore the precedence.
+//! * Eq: one clause per constructor comparing fields left to right with `&&`,
+//!   and `_ == _ = False` when there are several constructors.
+//! * Ord: `compare`, by constructor order, then the fields lexicographically
+//!   (the last field with the method itself). For types with at most three
+//!   constructors, or enumerations, `<` is generated the same way and `<=`,
+//!   `>`, `>=` from it (`a <= b = not (b < a)`), as GHC does: this matters for
+//!   fields such as a `Double` NaN, where `<` and `compare` disagree.
+//! * Enum (enumerations only): `fromEnum`/`toEnum` by constructor index,
+//!   `succ`/`pred`, `enumFrom` and `enumFromThen` stopping at the last (or
+//!   first) constructor; `enumFromTo`/`enumFromThenTo` are the class defaults.
+//!   Errors carry GHC's texts (`toEnum{Color}: tag (5) is outside of
+//!   enumeration's range (0,2)`, `succ{Color}: tried to take `succ' of last
+//!   tag in enumeration`).
+//! * Bounded: first and last constructor of an enumeration, or the single
+//!   constructor applied to `minBound`/`maxBound`.
+//!
+//! The instance context puts the class on each type parameter that occurs in
+//! a field (`instance Show a => Show (T a)`); a phantom parameter needs none.
+
+use gph_syntax::ast::*;
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// The classes gph can derive.
+const DERIVABLE: [&str; 5] = ["Show", "Eq", "Ord", "Enum", "Bounded"];
+
+/// Generates the instances a data declaration derives.
+///
+/// `module` is the declaring module (used to qualify the type and its
+/// constructors); `fixities` gives the declared fixity of infix constructors
+/// (absent: `infixl 9`).
+pub fn derive_instances(
+    data: &DataDecl,
+    module: &str,
+    fixities: &HashMap<Sym, (Assoc, u8)>,
+) -> (Vec<Decl>, Vec<Diagnostic>) {
+    let mut decls = Vec::new();
+    let mut diags = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for class in &data.deriving {
+        let known = matches!(class.qual.as_deref(), None | Some("Prelude"))
+            && DERIVABLE.contains(&&*class.name);
+        if !known {
+            diags.push(
+                Diagnostic::error(
+                    class.span,
+                    format!(
+                        "cannot derive `{}`: gph derives Show, Eq, Ord, Enum and Bounded",
+                        class.name
+                    ),
+                )
+                .with_help("write the instance by hand"),
+            );
+            continue;
+        }
+        if seen.contains(&&*class.name) {
+            diags.push(Diagnostic::error(
+                class.span,
+                format!("`{}` is derived twice for `{}`", class.name, data.name.name),
+            ));
+            continue;
+        }
+        seen.push(&class.name);
+        let g = Gen {
+            data,
+            module: Sym::from(module),
+            span: class.span,
+            fixities,
+        };
+        let methods = match &*class.name {
+            "Show" => g.show(),
+            "Eq" => g.eq(),
+            "Ord" => g.ord(),
+            "Enum" => match g.enumeration_problem() {
+                None => g.enum_(),
+                Some(problem) => {
+                    diags.push(
+                        Diagnostic::error(
+                            class.span,
+                            format!("can't derive Enum for a type with {problem}"),
+                        )
+                        .with_secondary(data.name.span, "the type is declared here")
+                        .with_help(
+                            "only an enumeration (all constructors nullary) has a derived Enum",
+                        ),
+                    );
+                    continue;
+                }
+            },
+            _ => {
+                if data.constrs.len() == 1 || g.enumeration_problem().is_none() {
+                    g.bounded()
+                } else {
+                    diags.push(g.cannot(
+                        "Bounded",
+                        "it must be an enumeration (only nullary constructors) or have exactly one constructor",
+                    ));
+                    continue;
+                }
+            }
+        };
+        decls.push(g.instance(&class.name, methods));
+    }
+    (decls, diags)
+}
+
+/// Type variables occurring in a type, in order of first occurrence.
+fn type_vars(t: &Type, out: &mut Vec<Sym>) {
+    match t {
+        Type::Var(v) => {
+            if !out.contains(&v.name) {
+                out.push(v.name.clone());
+            }
+        }
+        Type::Con(_) => {}
+        Type::App(a, b, _) | Type::Fun(a, b, _) => {
+            type_vars(a, out);
+            type_vars(b, out);
+        }
+        Type::List(t, _) | Type::Bang(t, _) => type_vars(t, out),
+        Type::Tuple(ts, _) => ts.iter().for_each(|t| type_vars(t, out)),
+    }
+}
+
+/// The method being generated by the Ord code: `compare` or `<`.
+#[derive(Clone, Copy, PartialEq)]
+enum OrdOp {
+    Compare,
+    Lt,
+}
+
+struct Gen<'a> {
+    data: &'a DataDecl,
+    module: Sym,
+    span: Span,
+    fixities: &'a HashMap<Sym, (Assoc, u8)>,
+}
+
+impl Gen<'_> {
+    // ------------------------------------------------------------ names
+
+    /// The original name of a library entity.
+    fn lib(&self, name: &str) -> QName {
+        let home = match name {
+            "True" | "False" | "Bool" | "Int" => "Gph.Prim",
+            _ => "Prelude",
+        };
+        QName {
+            qual: Some(Sym::from(home)),
+            name: Sym::from(name),
+            span: self.span,
+        }
+    }
+
+    /// A name of the derived type's module (the type or a constructor).
+    fn own(&self, name: &Sym) -> QName {
+        QName {
+            qual: Some(self.module.clone()),
+            name: name.clone(),
+            span: self.span,
+        }
+    }
+
+    fn ident(&self, name: &str) -> Ident {
+        Ident {
+            name: Sym::from(name),
+            span: self.span,
+        }
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    fn var(&self, name: &str) -> Expr {
+        Expr::Var(QName::unqual(Sym::from(name), self.span))
+    }
+
+    fn lib_var(&self, name: &str) -> Expr {
+        Expr::Var(self.lib(name))
+    }
+
+    fn lib_con(&self, name: &str) -> Expr {
+        Expr::Con(self.lib(name))
+    }
+
+    fn int(&self, n: usize) -> Expr {
+        Expr::Lit(Literal::Int(Sym::from(n.to_string())), self.span)
+    }
+
+    fn string(&self, s: &str) -> Expr {
+        Expr::Lit(Literal::Str(Sym::from(s)), self.span)
+    }
+
+    fn app(&self, f: Expr, args: Vec<Expr>) -> Expr {
+        args.into_iter()
+            .fold(f, |f, a| Expr::App(Box::new(f), Box::new(a), self.span))
+    }
+
+    /// `f a b ...` with `f` a library function.
+    fn call(&self, f: &str, args: Vec<Expr>) -> Expr {
+        self.app(self.lib_var(f), args)
+    }
+
+    /// `l op r` with `op` a library operator.
+    fn bin(&self, op: &str, l: Expr, r: Expr) -> Expr {
+        Expr::BinOp(self.lib(op), Box::new(l), Box::new(r), self.span)
+    }
+
+    /// `e1 . e2 . ... . en`, nested to the right.
+    fn compose(&self, mut parts: Vec<Expr>) -> Expr {
+        let mut e = parts.pop().expect("something to compose");
+        while let Some(p) = parts.pop() {
+            e = self.bin(".", p, e);
+        }
+        e
+    }
+
+    fn case(&self, scrut: Expr, alts: Vec<(Pat, Expr)>) -> Expr {
+        let alts = alts
+            .into_iter()
+            .map(|(pat, body)| Alt {
+                pat,
+                rhs: self.rhs(body),
+                span: self.span,
+            })
+            .collect();
+        Expr::Case(Box::new(scrut), alts, self.span)
+    }
+
+    fn if_(&self, c: Expr, t: Expr, e: Expr) -> Expr {
+        Expr::If(Box::new(c), Box::new(t), Box::new(e), self.span)
+    }
+
+    // ------------------------------------------------------------ patterns
+
+    fn pvar(&self, name: &str) -> Pat {
+        Pat::Var(self.ident(name))
+    }
+
+    fn wild(&self) -> Pat {
+        Pat::Wildcard(self.span)
+    }
+
+    /// The constructor applied to variables `prefix1 .. prefixN`.
+    fn con_pat(&self, c: &ConDecl, prefix: &str) -> Pat {
+        let args = (1..=c.fields.len())
+            .map(|i| self.pvar(&format!("{prefix}{i}")))
+            .collect();
+        Pat::Con(self.own(&c.name.name), args, self.span)
+    }
+
+    /// The constructor applied to wildcards.
+    fn con_wild(&self, c: &ConDecl) -> Pat {
+        let args = c.fields.iter().map(|_| self.wild()).collect();
+        Pat::Con(self.own(&c.name.name), args, self.span)
+    }
+
+    fn vars(&self, c: &ConDecl, prefix: &str) -> Vec<Expr> {
+        (1..=c.fields.len())
+            .map(|i| self.var(&format!("{prefix}{i}")))
+            .collect()
+    }
+
+    // ------------------------------------------------------------ declarations
+
+    fn rhs(&self, body: Expr) -> Rhs {
+        Rhs {
+            body: RhsBody::Plain(body),
+            wheres: Vec::new(),
+            span: self.span,
+        }
+    }
+
+    fn clause(&self, name: &str, args: Vec<Pat>, body: Expr) -> Decl {
+        Decl::FunClause {
+            name: self.ident(name),
+            args,
+            rhs: self.rhs(body),
+            span: self.span,
+        }
+    }
+
+    fn instance(&self, class: &str, decls: Vec<Decl>) -> Decl {
+        let mut vars = Vec::new();
+        for c in &self.data.constrs {
+            for f in &c.fields {
+                type_vars(&f.ty, &mut vars);
+            }
+        }
+        let context = self
+            .data
+            .params
+            .iter()
+            .filter(|p| vars.contains(&p.name))
+            .map(|p| Pred {
+                class: self.lib(class),
+                ty: Type::Var(p.clone()),
+                span: self.span,
+            })
+            .collect();
+        Decl::Instance(InstanceDecl {
+            context,
+            class: self.lib(class),
+            ty: self.head_type(),
+            decls,
+            span: self.span,
+        })
+    }
+
+    /// `M.T a b`
+    fn head_type(&self) -> Type {
+        self.data
+            .params
+            .iter()
+            .fold(Type::Con(self.own(&self.data.name.name)), |t, p| {
+                Type::App(Box::new(t), Box::new(Type::Var(p.clone())), self.span)
+            })
+    }
+
+    fn cannot(&self, class: &str, why: &str) -> Diagnostic {
+        Diagnostic::error(
+            self.span,
+            format!("can't derive {class} for `{}`: {why}", self.data.name.name),
+        )
+        .with_secondary(self.data.name.span, "the type is declared here")
+    }
+
+    /// Why the type is not an enumeration, if it is not.
+    fn enumeration_problem(&self) -> Option<&'static str> {
+        if self.data.constrs.is_empty() {
+            Some("no constructors")
+        } else if self.data.constrs.iter().any(|c| !c.fields.is_empty()) {
+            Some("a non-nullary constructor")
+        } else {
+            None
+        }
+    }
+
+    // ------------------------------------------------------------ Show
+
+    fn show(&self) -> Vec<Decl> {
+        if self.data.constrs.is_empty() {
+            // GHC: `showsPrec _ z = case z of {}`: forcing z is all it does.
+            let body = self.call("seq", vec![self.var("z"), self.lib_var("undefined")]);
+            return vec![self.clause("showsPrec", vec![self.wild(), self.pvar("z")], body)];
+        }
+        self.data
+            .constrs
+            .iter()
+            .map(|c| {
+                let name = &c.name.name;
+                let prefix_name = if is_operator_name(name) {
+                    format!("({name})")
+                } else {
+                    name.to_string()
+                };
+                if c.fields.is_empty() {
+                    let body = self.call("showString", vec![self.string(&prefix_name)]);
+                    return self.clause("showsPrec", vec![self.wild(), self.con_pat(c, "b")], body);
+                }
+                let args = self.vars(c, "b");
+                let shows = |prec: usize, e: Expr| self.call("showsPrec", vec![self.int(prec), e]);
+                let show_string = |s: &str| self.call("showString", vec![self.string(s)]);
+                let (limit, parts) = if let Some(labels) = &c.labels {
+                    let mut parts = vec![show_string(&format!("{prefix_name} {{"))];
+                    for (k, (l, a)) in labels.iter().zip(args).enumerate() {
+                        if k > 0 {
+                            parts.push(show_string(", "));
+                        }
+                        let label = if is_operator_name(&l.name) {
+                            format!("({})", l.name)
+                        } else {
+                            l.name.to_string()
+                        };
+                        parts.push(show_string(&format!("{label} = ")));
+                        parts.push(shows(0, a));
+                    }
+                    parts.push(show_string("}"));
+                    (11, parts)
+                } else if c.infix && args.len() == 2 {
+                    let prec = self.fixities.get(name).map_or(9, |f| f.1) as usize;
+                    let op = if is_operator_name(name) {
+                        name.to_string()
+                    } else {
+                        format!("`{name}`")
+                    };
+                    let mut args = args.into_iter();
+                    let (l, r) = (args.next().unwrap(), args.next().unwrap());
+                    (
+                        prec + 1,
+                        vec![
+                            shows(prec + 1, l),
+                            show_string(&format!(" {op} ")),
+                            shows(prec + 1, r),
+                        ],
+                    )
+                } else {
+                    let mut parts = vec![show_string(&format!("{prefix_name} "))];
+                    for (k, a) in args.into_iter().enumerate() {
+                        if k > 0 {
+                            parts.push(self.lib_var("showSpace"));
+                        }
+                        parts.push(shows(11, a));
+                    }
+                    (11, parts)
+                };
+                let cond = self.bin(">=", self.var("d"), self.int(limit));
+                let body = self.call("showParen", vec![cond, self.compose(parts)]);
+                self.clause(
+                    "showsPrec",
+                    vec![self.pvar("d"), self.con_pat(c, "b")],
+                    body,
+                )
+            })
+            .collect()
+    }
+
+    // ------------------------------------------------------------ Eq
+
+    fn eq(&self) -> Vec<Decl> {
+        let cons = &self.data.constrs;
+        let mut out: Vec<Decl> = cons
+            .iter()
+            .map(|c| {
+                let tests: Vec<Expr> = self
+                    .vars(c, "a")
+                    .into_iter()
+                    .zip(self.vars(c, "b"))
+                    .map(|(a, b)| self.bin("==", a, b))
+                    .collect();
+                let body = match tests.len() {
+                    0 => self.lib_con("True"),
+                    _ => {
+                        let mut tests = tests;
+                        let mut e = tests.pop().unwrap();
+                        while let Some(t) = tests.pop() {
+                            e = self.bin("&&", t, e);
+                        }
+                        e
+                    }
+                };
+                self.clause("==", vec![self.con_pat(c, "a"), self.con_pat(c, "b")], body)
+            })
+            .collect();
+        match cons.len() {
+            0 => out.push(self.clause("==", vec![self.wild(), self.wild()], self.lib_con("True"))),
+            1 => {}
+            _ => out.push(self.clause("==", vec![self.wild(), self.wild()], self.lib_con("False"))),
+        }
+        out
+    }
+
+    // ------------------------------------------------------------ Ord
+
+    fn lt_result(&self, op: OrdOp) -> Expr {
+        match op {
+            OrdOp::Compare => self.lib_con("LT"),
+            OrdOp::Lt => self.lib_con("True"),
+        }
+    }
+
+    fn eq_result(&self, op: OrdOp) -> Expr {
+        match op {
+            OrdOp::Compare => self.lib_con("EQ"),
+            OrdOp::Lt => self.lib_con("False"),
+        }
+    }
+
+    fn gt_result(&self, op: OrdOp) -> Expr {
+        match op {
+            OrdOp::Compare => self.lib_con("GT"),
+            OrdOp::Lt => self.lib_con("False"),
+        }
+    }
+
+    fn ord_method(op: OrdOp) -> &'static str {
+        match op {
+            OrdOp::Compare => "compare",
+            OrdOp::Lt => "<",
+        }
+    }
+
+    /// Compares the fields `a1..an` with `b1..bn` lexicographically.
+    fn compare_fields(&self, op: OrdOp, n: usize, i: usize) -> Expr {
+        let a = self.var(&format!("a{i}"));
+        let b = self.var(&format!("b{i}"));
+        if n == 0 {
+            self.eq_result(op)
+        } else if i == n {
+            match op {
+                OrdOp::Compare => self.call("compare", vec![a, b]),
+                OrdOp::Lt => self.bin("<", a, b),
+            }
+        } else {
+            let lt = self.lt_result(op);
+            let eq = self.compare_fields(op, n, i + 1);
+            let gt = self.gt_result(op);
+            self.case(
+                self.call("compare", vec![a, b]),
+                vec![
+                    (Pat::Con(self.lib("LT"), vec![], self.span), lt),
+                    (Pat::Con(self.lib("EQ"), vec![], self.span), eq),
+                    (Pat::Con(self.lib("GT"), vec![], self.span), gt),
+                ],
+            )
+        }
+    }
+
+    /// `op a b` where `a` is known to be the `i`-th constructor and `b` is
+    /// another one: compares constructor positions (GHC's `mkInnerRhs`).
+    fn ord_inner(&self, op: OrdOp, i: usize, uses_tag: &mut bool) -> Expr {
+        let cons = &self.data.constrs;
+        let n = cons.len();
+        let c = &cons[i];
+        let same = (
+            self.con_pat(c, "b"),
+            self.compare_fields(op, c.fields.len(), 1),
+        );
+        let alts = if n == 1 {
+            vec![same]
+        } else if i == 0 {
+            vec![same, (self.wild(), self.lt_result(op))]
+        } else if i == n - 1 {
+            vec![same, (self.wild(), self.gt_result(op))]
+        } else if i == 1 {
+            vec![
+                (self.con_wild(&cons[0]), self.gt_result(op)),
+                same,
+                (self.wild(), self.lt_result(op)),
+            ]
+        } else if i == n - 2 {
+            vec![
+                (self.con_wild(&cons[n - 1]), self.lt_result(op)),
+                same,
+                (self.wild(), self.gt_result(op)),
+            ]
+        } else {
+            *uses_tag = true;
+            let tag_b = self.app(self.var("tag"), vec![self.var("b")]);
+            let other = match op {
+                OrdOp::Compare => self.call("compare", vec![self.int(i), tag_b]),
+                OrdOp::Lt => self.bin("<", self.int(i), tag_b),
+            };
+            vec![same, (self.wild(), other)]
+        };
+        self.case(self.var("b"), alts)
+    }
+
+    fn ord_op(&self, op: OrdOp) -> Decl {
+        let mut uses_tag = false;
+        let alts = (0..self.data.constrs.len())
+            .map(|i| {
+                let c = &self.data.constrs[i];
+                (self.con_pat(c, "a"), self.ord_inner(op, i, &mut uses_tag))
+            })
+            .collect();
+        let body = self.case(self.var("a"), alts);
+        let mut wheres = Vec::new();
+        if uses_tag {
+            // tag :: M.T a.. -> Int, the constructor's position.
+            wheres.push(Decl::Sig {
+                names: vec![self.ident("tag")],
+                ty: QualType {
+                    context: vec![],
+                    ty: Type::Fun(
+                        Box::new(self.head_type()),
+                        Box::new(Type::Con(self.lib("Int"))),
+                        self.span,
+                    ),
+                    span: self.span,
+                },
+                span: self.span,
+            });
+            for (k, c) in self.data.constrs.iter().enumerate() {
+                wheres.push(self.clause("tag", vec![self.con_wild(c)], self.int(k)));
+            }
+        }
+        Decl::FunClause {
+            name: self.ident(Self::ord_method(op)),
+            args: vec![self.pvar("a"), self.pvar("b")],
+            rhs: Rhs {
+                body: RhsBody::Plain(body),
+                wheres,
+                span: self.span,
+            },
+            span: self.span,
+        }
+    }
+
+    fn ord(&self) -> Vec<Decl> {
+        let cons = &self.data.constrs;
+        if cons.is_empty() {
+            return vec![self.clause(
+                "compare",
+                vec![self.wild(), self.wild()],
+                self.lib_con("EQ"),
+            )];
+        }
+        let mut out = vec![self.ord_op(OrdOp::Compare)];
+        let enumeration = cons.iter().all(|c| c.fields.is_empty());
+        if cons.len() <= 3 || enumeration {
+            out.push(self.ord_op(OrdOp::Lt));
+            let (a, b) = (self.var("a"), self.var("b"));
+            let ab = vec![self.pvar("a"), self.pvar("b")];
+            let not = |e: Expr| self.call("not", vec![e]);
+            out.push(self.clause("<=", ab.clone(), not(self.bin("<", b.clone(), a.clone()))));
+            out.push(self.clause(">", ab.clone(), self.bin("<", b.clone(), a.clone())));
+            out.push(self.clause(">=", ab, not(self.bin("<", a, b))));
+        }
+        out
+    }
+
+    // ------------------------------------------------------------ Enum
+
+    fn enum_(&self) -> Vec<Decl> {
+        let cons = &self.data.constrs;
+        let tname = &self.data.name.name;
+        let last = cons.len() - 1;
+        let a = || self.var("a");
+        let from_enum = |e: Expr| self.call("fromEnum", vec![e]);
+        let error = |msg: Expr| self.call("error", vec![msg]);
+        let mut out = Vec::new();
+        // succ / pred
+        for (method, edge, step, what) in [("succ", last, "+", "last"), ("pred", 0, "-", "first")] {
+            let msg = format!(
+                "{method}{{{tname}}}: tried to take `{method}' of {what} tag in enumeration"
+            );
+            let next = self.call("toEnum", vec![self.bin(step, from_enum(a()), self.int(1))]);
+            let body = self.case(
+                a(),
+                vec![
+                    (self.con_pat(&cons[edge], "a"), error(self.string(&msg))),
+                    (self.wild(), next),
+                ],
+            );
+            out.push(self.clause(method, vec![self.pvar("a")], body));
+        }
+        // toEnum
+        let mut alts: Vec<(Pat, Expr)> = cons
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                (
+                    Pat::Lit(Literal::Int(Sym::from(k.to_string())), self.span),
+                    Expr::Con(self.own(&c.name.name)),
+                )
+            })
+            .collect();
+        let msg = self.bin(
+            "++",
+            self.string(&format!("toEnum{{{tname}}}: tag (")),
+            self.call(
+                "showsPrec",
+                vec![
+                    self.int(0),
+                    a(),
+                    self.string(&format!(") is outside of enumeration's range (0,{last})")),
+                ],
+            ),
+        );
+        alts.push((self.wild(), error(msg)));
+        out.push(self.clause("toEnum", vec![self.pvar("a")], self.case(a(), alts)));
+        // fromEnum
+        for (k, c) in cons.iter().enumerate() {
+            out.push(self.clause("fromEnum", vec![self.con_pat(c, "a")], self.int(k)));
+        }
+        // enumFrom / enumFromThen
+        let to_enums = |list: Expr| self.call("map", vec![self.lib_var("toEnum"), list]);
+        out.push(self.clause(
+            "enumFrom",
+            vec![self.pvar("a")],
+            to_enums(self.call("enumFromTo", vec![from_enum(a()), self.int(last)])),
+        ));
+        let b = || self.var("b");
+        let limit = self.if_(
+            self.bin(">", from_enum(a()), from_enum(b())),
+            self.int(0),
+            self.int(last),
+        );
+        out.push(self.clause(
+            "enumFromThen",
+            vec![self.pvar("a"), self.pvar("b")],
+            to_enums(self.call(
+                "enumFromThenTo",
+                vec![from_enum(a()), from_enum(b()), limit],
+            )),
+        ));
+        out
+    }
+
+    // ------------------------------------------------------------ Bounded
+
+    fn bounded(&self) -> Vec<Decl> {
+        let cons = &self.data.constrs;
+        let (first, last) = (&cons[0], &cons[cons.len() - 1]);
+        let bound = |c: &ConDecl, which: &str| {
+            let args = c.fields.iter().map(|_| self.lib_var(which)).collect();
+            self.app(Expr::Con(self.own(&c.name.name)), args)
+        };
+        vec![
+            self.clause("minBound", vec![], bound(first, "minBound")),
+            self.clause("maxBound", vec![], bound(last, "maxBound")),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gph_syntax::{pretty, SourceFile};
+
+    /// Parses a module and derives the instances of its data declarations.
+    fn derive(src: &str) -> (String, Vec<String>) {
+        let file = SourceFile::new("T.gph", src);
+        let (m, diags) = gph_syntax::parse_file(&file);
+        assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+        let m = m.unwrap();
+        let mut fixities = HashMap::new();
+        for d in &m.decls {
+            if let Decl::Fixity {
+                assoc, prec, ops, ..
+            } = d
+            {
+                for o in ops {
+                    fixities.insert(o.name.clone(), (*assoc, *prec));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut errors = Vec::new();
+        for d in &m.decls {
+            if let Decl::Data(dd) = d {
+                let (ds, diags) = derive_instances(dd, "Main", &fixities);
+                out.extend(ds);
+                errors.extend(diags.into_iter().map(|d| d.message));
+            }
+        }
+        (pretty::decls(&out), errors)
+    }
+
+    #[test]
+    fn show_prefix_infix_record() {
+        let (out, errs) = derive(
+            "infixr 5 :+:\n\
+             data T a = L | N (T a) a | a :+: a | R { x :: Int, (&&&) :: a } deriving Show",
+        );
+        assert!(errs.is_empty());
+        assert_eq!(
+            out,
+            r#"instance Prelude.Show a => Prelude.Show (Main.T a) where
+  showsPrec _ Main.L = Prelude.showString "L"
+  showsPrec d (Main.N b1 b2) = Prelude.showParen (d Prelude.>= 11) (Prelude.showString "N " Prelude.. (Prelude.showsPrec 11 b1 Prelude.. (Prelude.showSpace Prelude.. Prelude.showsPrec 11 b2)))
+  showsPrec d (b1 Main.:+: b2) = Prelude.showParen (d Prelude.>= 6) (Prelude.showsPrec 6 b1 Prelude.. (Prelude.showString " :+: " Prelude.. Prelude.showsPrec 6 b2))
+  showsPrec d (Main.R b1 b2) = Prelude.showParen (d Prelude.>= 11) (Prelude.showString "R {" Prelude.. (Prelude.showString "x = " Prelude.. (Prelude.showsPrec 0 b1 Prelude.. (Prelude.showString ", " Prelude.. (Prelude.showString "(&&&) = " Prelude.. (Prelude.showsPrec 0 b2 Prelude.. Prelude.showString "}"))))))
+"#
+        );
+    }
+
+    #[test]
+    fn show_backquoted_infix_default_fixity_and_phantom() {
+        let (out, _) = derive("data P a b = Int `P` Int deriving (Show)");
+        assert_eq!(
+            out,
+            r#"instance Prelude.Show (Main.P a b) where
+  showsPrec d (Main.P b1 b2) = Prelude.showParen (d Prelude.>= 10) (Prelude.showsPrec 10 b1 Prelude.. (Prelude.showString " `P` " Prelude.. Prelude.showsPrec 10 b2))
+"#
+        );
+    }
+
+    #[test]
+    fn eq_and_ord() {
+        let (out, _) = derive("data V = V Int Double | W deriving (Eq, Ord)");
+        assert_eq!(
+            out,
+            r#"instance Prelude.Eq Main.V where
+  Main.V a1 a2 == Main.V b1 b2 = (a1 Prelude.== b1) Prelude.&& (a2 Prelude.== b2)
+  Main.W == Main.W = Gph.Prim.True
+  _ == _ = Gph.Prim.False
+
+instance Prelude.Ord Main.V where
+  compare a b = case a of
+    Main.V a1 a2 -> case b of
+      Main.V b1 b2 -> case Prelude.compare a1 b1 of
+        Prelude.LT -> Prelude.LT
+        Prelude.EQ -> Prelude.compare a2 b2
+        Prelude.GT -> Prelude.GT
+      _ -> Prelude.LT
+    Main.W -> case b of
+      Main.W -> Prelude.EQ
+      _ -> Prelude.GT
+  a < b = case a of
+    Main.V a1 a2 -> case b of
+      Main.V b1 b2 -> case Prelude.compare a1 b1 of
+        Prelude.LT -> Gph.Prim.True
+        Prelude.EQ -> a2 Prelude.< b2
+        Prelude.GT -> Gph.Prim.False
+      _ -> Gph.Prim.True
+    Main.W -> case b of
+      Main.W -> Gph.Prim.False
+      _ -> Gph.Prim.False
+  a <= b = Prelude.not (b Prelude.< a)
+  a > b = b Prelude.< a
+  a >= b = Prelude.not (a Prelude.< b)
+"#
+        );
+    }
+
+    #[test]
+    fn ord_of_a_large_type_uses_positions() {
+        let (out, _) = derive("data E = A | B Int | C | D | F Int deriving Ord");
+        // Five constructors, not all nullary: only `compare`; the middle
+        // constructor compares positions through `tag`.
+        assert!(out.contains("  compare a b = case a of\n"), "{out}");
+        assert!(!out.contains(" < "), "{out}");
+        assert!(
+            out.contains("    Main.C -> case b of\n      Main.C -> Prelude.EQ\n      _ -> Prelude.compare 2 (tag b)\n"),
+            "{out}"
+        );
+        assert!(out.contains("    where\n      tag :: Main.E -> Gph.Prim.Int\n      tag Main.A = 0\n      tag (Main.B _) = 1\n"), "{out}");
+        assert!(out.contains("      Main.A -> Prelude.GT\n      Main.B b1 -> Prelude.compare a1 b1\n      _ -> Prelude.LT\n"), "{out}");
+    }
+
+    #[test]
+    fn enum_and_bounded() {
+        let (out, errs) = derive("data Color = Red | Green | Blue deriving (Enum, Bounded)");
+        assert!(errs.is_empty());
+        assert_eq!(
+            out,
+            r#"instance Prelude.Enum Main.Color where
+  succ a = case a of
+    Main.Blue -> Prelude.error "succ{Color}: tried to take `succ' of last tag in enumeration"
+    _ -> Prelude.toEnum (Prelude.fromEnum a Prelude.+ 1)
+  pred a = case a of
+    Main.Red -> Prelude.error "pred{Color}: tried to take `pred' of first tag in enumeration"
+    _ -> Prelude.toEnum (Prelude.fromEnum a Prelude.- 1)
+  toEnum a = case a of
+    0 -> Main.Red
+    1 -> Main.Green
+    2 -> Main.Blue
+    _ -> Prelude.error ("toEnum{Color}: tag (" Prelude.++ Prelude.showsPrec 0 a ") is outside of enumeration's range (0,2)")
+  fromEnum Main.Red = 0
+  fromEnum Main.Green = 1
+  fromEnum Main.Blue = 2
+  enumFrom a = Prelude.map Prelude.toEnum (Prelude.enumFromTo (Prelude.fromEnum a) 2)
+  enumFromThen a b = Prelude.map Prelude.toEnum (Prelude.enumFromThenTo (Prelude.fromEnum a) (Prelude.fromEnum b) (if Prelude.fromEnum a Prelude.> Prelude.fromEnum b then 0 else 2))
+
+instance Prelude.Bounded Main.Color where
+  minBound = Main.Red
+  maxBound = Main.Blue
+"#
+        );
+        let (out, errs) = derive("data P a = P a Bool deriving (Bounded)");
+        assert!(errs.is_empty());
+        assert_eq!(
+            out,
+            "instance Prelude.Bounded a => Prelude.Bounded (Main.P a) where\n  minBound = Main.P Prelude.minBound Prelude.minBound\n  maxBound = Main.P Prelude.maxBound Prelude.maxBound\n"
+        );
+    }
+
+    #[test]
+    fn diagnostics() {
+        let (_, errs) = derive("data T a = A a | B deriving (Enum, Bounded, Functor, Show, Show)");
+        assert_eq!(
+            errs,
+            vec![
+                "can't derive Enum for a type with a non-nullary constructor",
+                "can't derive Bounded for `T`: it must be an enumeration (only nullary constructors) or have exactly one constructor",
+                "cannot derive `Functor`: gph derives Show, Eq, Ord, Enum and Bounded",
+                "`Show` is derived twice for `T`",
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_and_newtype() {
+        let (out, _) =
+            derive("data Void deriving (Show, Eq, Ord)\nnewtype N = N Int deriving (Show)");
+        assert_eq!(
+            out,
+            r#"instance Prelude.Show Main.Void where
+  showsPrec _ z = Prelude.seq z Prelude.undefined
+
+instance Prelude.Eq Main.Void where
+  _ == _ = Gph.Prim.True
+
+instance Prelude.Ord Main.Void where
+  compare _ _ = Prelude.EQ
+
+instance Prelude.Show Main.N where
+  showsPrec d (Main.N b1) = Prelude.showParen (d Prelude.>= 11) (Prelude.showString "N " Prelude.. Prelude.showsPrec 11 b1)
+"#
+        );
+    }
+}
