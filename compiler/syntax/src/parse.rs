@@ -665,7 +665,14 @@ fn describe(t: &Tok) -> String {
     }
 }
 
-pub fn error_to_diag(e: ParseError<usize, Tok, Diagnostic>, text_len: usize) -> Diagnostic {
+/// `prev_end` gives, for a position, the end of the last real token before
+/// it: an error at a virtual token is reported where the incomplete construct
+/// stops, which is where the user has to look.
+pub fn error_to_diag(
+    e: ParseError<usize, Tok, Diagnostic>,
+    text_len: usize,
+    prev_end: &dyn Fn(usize) -> Option<usize>,
+) -> Diagnostic {
     match e {
         ParseError::User { error } => error,
         ParseError::InvalidToken { location } => {
@@ -686,20 +693,28 @@ pub fn error_to_diag(e: ParseError<usize, Tok, Diagnostic>, text_len: usize) -> 
             expected,
         } => {
             let virt = matches!(t, Tok::VLBrace | Tok::VSemi | Tok::VRBrace);
-            let span = if virt {
-                Span::new(l, l.max(r))
+            let mut d = if virt {
+                let at = prev_end(l).unwrap_or(l);
+                let what = match t {
+                    Tok::VSemi => "parse error: this line ends before its construct is complete",
+                    Tok::VRBrace => "parse error: the block ends before this construct is complete",
+                    _ => "parse error: unexpected start of a block",
+                };
+                Diagnostic::error(Span::new(at, at), what)
             } else {
-                Span::new(l, r)
+                Diagnostic::error(
+                    Span::new(l, r),
+                    format!("parse error: unexpected {}", describe(&t)),
+                )
             };
-            let mut d =
-                Diagnostic::error(span, format!("parse error: unexpected {}", describe(&t)));
             if let Some(x) = expected_list(&expected) {
                 d = d.with_label(format!("expected {x}"));
             }
             if virt {
                 d = d.with_help(
-                    "possibly bad layout: check the indentation of this line against the block it belongs to \
-                     (a line indented as far as the block's first line starts a new item; less ends the block)",
+                    "possibly bad layout, or something missing (like `=`, `->` or `in`): check the indentation \
+                     of the next line against the block it belongs to (a line indented as far as the block's \
+                     first line starts a new item; less ends the block)",
                 );
             }
             d
@@ -719,17 +734,32 @@ fn triples(tokens: Vec<Token>) -> impl Iterator<Item = Result<(usize, Tok, usize
 
 /// Parses a whole module from laid-out tokens. Returns the module (if the
 /// parser got to the end) and every error found on the way.
+/// The end of the last non-virtual token that ends at or before `pos`.
+fn prev_end_in(tokens: &[Token]) -> impl Fn(usize) -> Option<usize> + '_ {
+    move |pos| {
+        let i = tokens
+            .partition_point(|t| (t.span.end as usize) <= pos && (t.span.start as usize) < pos);
+        tokens[..i]
+            .iter()
+            .rev()
+            .find(|t| !matches!(t.tok, Tok::VLBrace | Tok::VSemi | Tok::VRBrace))
+            .map(|t| t.span.end as usize)
+    }
+}
+
 pub fn parse_module(tokens: Vec<Token>, text_len: usize) -> (Option<Module>, Vec<Diagnostic>) {
+    let kept = tokens.clone();
+    let prev_end = prev_end_in(&kept);
     let mut recovered = Vec::new();
     let result = crate::grammar::ModuleParser::new().parse(&mut recovered, triples(tokens));
     let mut diags: Vec<Diagnostic> = recovered
         .into_iter()
-        .map(|r| error_to_diag(r.error, text_len))
+        .map(|r| error_to_diag(r.error, text_len, &prev_end))
         .collect();
     match result {
         Ok(m) => (Some(m), diags),
         Err(e) => {
-            diags.push(error_to_diag(e, text_len));
+            diags.push(error_to_diag(e, text_len, &prev_end));
             (None, diags)
         }
     }
@@ -737,10 +767,12 @@ pub fn parse_module(tokens: Vec<Token>, text_len: usize) -> (Option<Module>, Vec
 
 /// Parses one expression (for the REPL and tests).
 pub fn parse_expr(tokens: Vec<Token>, text_len: usize) -> Result<Expr, Diagnostic> {
+    let kept = tokens.clone();
+    let prev_end = prev_end_in(&kept);
     let mut recovered = Vec::new();
     let r = crate::grammar::ExpParser::new().parse(&mut recovered, triples(tokens));
     if let Some(e) = recovered.into_iter().next() {
-        return Err(error_to_diag(e.error, text_len));
+        return Err(error_to_diag(e.error, text_len, &prev_end));
     }
-    r.map_err(|e| error_to_diag(e, text_len))
+    r.map_err(|e| error_to_diag(e, text_len, &prev_end))
 }
