@@ -14,8 +14,15 @@
 //!   `f x | let y = x, y > 0 = ...`).
 //! * `|` closes `case`, `let` and `where` blocks whose current item already
 //!   has an unguarded right-hand side (`[case c of _ -> 0 | c <- s]`).
+//! * The `=` of a clause's guard and the `->` of a case alternative's guard
+//!   close a `let` block that is a qualifier of that guard, once its current
+//!   binding has its own `=` (`f x | let y = x = y`,
+//!   `Just n | let k = n -> k`). A lambda's `->` does not (`\` is tracked).
 //! * `in` closes the implicit blocks up to and including the innermost `let`
-//!   block, if one is open since the last bracket (`let x = 1 in x + x`).
+//!   block, if one is open since the last bracket (`let x = 1 in x + x`),
+//!   except when it starts a line whose dedent has already closed a `let`
+//!   block: then that block was its own (`let a = 2` / `    b = 3` / ` in a`
+//!   nested in another `let` must not close the outer one).
 //! * `then` and `else` close the implicit blocks opened since their `if`
 //!   (`if c then do a else b`); `of` likewise since its `case`.
 //! * `where` closes implicit `do` blocks, and `case` blocks when it stands
@@ -58,11 +65,15 @@ enum Ctx {
     If,
     /// A `case` waiting for its `of`.
     Case,
+    /// A lambda waiting for its `->`.
+    Lambda,
 }
 
 struct Layout {
     /// Global position of the end of the text.
     end: u32,
+    /// The dedent at the current token closed a `let` block.
+    dedent_closed_let: bool,
     out: Vec<Token>,
     stack: Vec<Ctx>,
 }
@@ -155,6 +166,15 @@ impl Layout {
             } else if col < m {
                 // Brackets or markers opened inside the block end with it.
                 self.stack.truncate(i + 1);
+                if matches!(
+                    self.stack[i],
+                    Ctx::Implicit {
+                        kind: BlockKind::Let,
+                        ..
+                    }
+                ) {
+                    self.dedent_closed_let = true;
+                }
                 self.close_top(tok.span);
             } else {
                 return;
@@ -168,8 +188,8 @@ impl Layout {
         match tok.tok {
             Tok::RParen | Tok::RBracket => {
                 self.close_while(at, |_| true);
-                // Stray markers from unfinished `if`/`case` end with the bracket.
-                while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case)) {
+                // Stray markers from unfinished `if`/`case`/lambda end with the bracket.
+                while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case | Ctx::Lambda)) {
                     self.stack.pop();
                 }
                 if matches!(self.stack.last(), Some(Ctx::Bracket)) {
@@ -178,7 +198,7 @@ impl Layout {
             }
             Tok::RBrace => {
                 self.close_while(at, |_| true);
-                while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case)) {
+                while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case | Ctx::Lambda)) {
                     self.stack.pop();
                 }
                 if matches!(self.stack.last(), Some(Ctx::Bracket | Ctx::Explicit)) {
@@ -216,6 +236,36 @@ impl Layout {
                     )
                 });
             }
+            Tok::Equals | Tok::RArrow => {
+                // A `let` guard qualifier ends at the guard's `=` (in a clause)
+                // or `->` (in a case alternative) once its binding has its own `=`.
+                let n = self.stack.len();
+                if n >= 2 {
+                    if let (
+                        Ctx::Implicit {
+                            kind: BlockKind::Let,
+                            plain_rhs: true,
+                            ..
+                        },
+                        Ctx::Implicit {
+                            kind: parent,
+                            in_guard: true,
+                            ..
+                        },
+                    ) = (&self.stack[n - 1], &self.stack[n - 2])
+                    {
+                        let ends_guard = if *parent == BlockKind::Of {
+                            Tok::RArrow
+                        } else {
+                            Tok::Equals
+                        };
+                        if tok.tok == ends_guard {
+                            self.close_top(at);
+                        }
+                    }
+                }
+            }
+            Tok::In if self.dedent_closed_let => {}
             Tok::In => {
                 let has_let = self
                     .stack
@@ -330,6 +380,10 @@ impl Layout {
             Tok::LParen | Tok::LBracket | Tok::LBrace => self.stack.push(Ctx::Bracket),
             Tok::If => self.stack.push(Ctx::If),
             Tok::Case => self.stack.push(Ctx::Case),
+            Tok::Backslash => self.stack.push(Ctx::Lambda),
+            Tok::RArrow if matches!(self.stack.last(), Some(Ctx::Lambda)) => {
+                self.stack.pop();
+            }
             Tok::Bar | Tok::Equals | Tok::RArrow => {
                 if let Some(Ctx::Implicit {
                     in_guard,
@@ -365,6 +419,7 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
     let end_pos = base + text.len() as u32;
     let mut l = Layout {
         end: end_pos,
+        dedent_closed_let: false,
         out: Vec::with_capacity(tokens.len() * 5 / 4),
         stack: Vec::new(),
     };
@@ -395,6 +450,7 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
             skip_newline_rule =
                 matches!(l.stack.last(), Some(Ctx::Implicit { col: c, .. }) if *c == col);
         }
+        l.dedent_closed_let = false;
         if first_on_line && !skip_newline_rule {
             l.new_line(tok, col);
         }
