@@ -9,6 +9,7 @@ pub mod exhaustive;
 pub mod fixity;
 pub mod modules;
 pub mod rename;
+pub mod types;
 
 use gph_syntax::{layout, lexer, pretty, Diagnostic, SourceFile, SourceMap};
 use std::path::Path;

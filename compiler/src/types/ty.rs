@@ -312,14 +312,9 @@ impl TypeTable {
     pub fn spine(&mut self, t: &Type) -> (Type, Vec<Type>) {
         let mut args = Vec::new();
         let mut t = self.head(t);
-        loop {
-            let next = match t.ty() {
-                Ty::App(f, a) => {
-                    args.push(a.clone());
-                    f.clone()
-                }
-                _ => break,
-            };
+        while let Ty::App(f, a) = t.ty() {
+            args.push(a.clone());
+            let next = f.clone();
             t = self.head(&next);
         }
         args.reverse();
@@ -479,11 +474,7 @@ impl TypeTable {
     pub fn free_vars(&mut self, t: &Type, out: &mut Vec<u32>) {
         let t = self.head(t);
         match t.ty() {
-            Ty::Var(v) => {
-                if !out.contains(v) {
-                    out.push(*v)
-                }
-            }
+            Ty::Var(v) if !out.contains(v) => out.push(*v),
             Ty::App(f, a) => {
                 let (f, a) = (f.clone(), a.clone());
                 self.free_vars(&f, out);

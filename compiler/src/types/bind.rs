@@ -1,0 +1,757 @@
+//! Binding groups, at top level and in `let`/`where`: dependency analysis
+//! (strongly connected components; a binding with a signature breaks the
+//! cycles through it), inference of each group at a deeper level, the
+//! monomorphism restriction, defaulting, generalisation; and the checking
+//! of bindings against their signatures.
+
+use super::elab::{self, Clause, Name};
+use super::env::ValueInfo;
+use super::errors::{count, fun_name, Ctx};
+use super::kinds::pat_is_var;
+use super::tc::{Given, Tc};
+use super::ty::*;
+use gph_syntax::ast::{self, Decl, QName};
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// One binding of a declaration list: a function (all its clauses) or a
+/// pattern binding.
+pub enum BindItem<'a> {
+    Fun {
+        name: Sym,
+        name_span: Span,
+        clauses: Vec<ClauseRef<'a>>,
+        span: Span,
+    },
+    Pat {
+        pat: &'a ast::Pat,
+        rhs: &'a ast::Rhs,
+        names: Vec<Sym>,
+        span: Span,
+    },
+}
+
+#[derive(Clone, Copy)]
+pub struct ClauseRef<'a> {
+    pub args: &'a [ast::Pat],
+    pub rhs: &'a ast::Rhs,
+    pub span: Span,
+}
+
+impl BindItem<'_> {
+    fn names(&self) -> Vec<Sym> {
+        match self {
+            BindItem::Fun { name, .. } => vec![name.clone()],
+            BindItem::Pat { names, .. } => names.clone(),
+        }
+    }
+}
+
+/// The bindings of a declaration list, and its signatures.
+pub fn collect_binds(
+    decls: &[Decl],
+) -> (Vec<BindItem<'_>>, Vec<(&ast::Ident, &ast::QualType, Span)>) {
+    let mut items: Vec<BindItem> = Vec::new();
+    let mut index: HashMap<Sym, usize> = HashMap::new();
+    let mut sigs = Vec::new();
+    for d in decls {
+        match d {
+            Decl::FunClause {
+                name,
+                args,
+                rhs,
+                span,
+            } => {
+                let c = ClauseRef {
+                    args,
+                    rhs,
+                    span: *span,
+                };
+                add_clause(&mut items, &mut index, name.name.clone(), name.span, c);
+            }
+            Decl::PatBind { pat, rhs, span } => {
+                if let Some(v) = simple_var(pat) {
+                    let c = ClauseRef {
+                        args: &[],
+                        rhs,
+                        span: *span,
+                    };
+                    add_clause(&mut items, &mut index, v.name.clone(), v.span, c);
+                } else {
+                    let mut names = Vec::new();
+                    pat_vars(pat, &mut names);
+                    items.push(BindItem::Pat {
+                        pat,
+                        rhs,
+                        names,
+                        span: *span,
+                    });
+                }
+            }
+            Decl::Sig { names, ty, span } => {
+                for n in names {
+                    sigs.push((n, ty, *span));
+                }
+            }
+            _ => {}
+        }
+    }
+    (items, sigs)
+}
+
+fn add_clause<'a>(
+    items: &mut Vec<BindItem<'a>>,
+    index: &mut HashMap<Sym, usize>,
+    name: Sym,
+    name_span: Span,
+    c: ClauseRef<'a>,
+) {
+    if let Some(&i) = index.get(&name) {
+        if let BindItem::Fun { clauses, span, .. } = &mut items[i] {
+            clauses.push(c);
+            *span = span.to(c.span);
+            return;
+        }
+    }
+    index.insert(name.clone(), items.len());
+    items.push(BindItem::Fun {
+        name,
+        name_span,
+        clauses: vec![c],
+        span: c.span,
+    });
+}
+
+fn simple_var(p: &ast::Pat) -> Option<&ast::Ident> {
+    match p {
+        ast::Pat::Var(i) => Some(i),
+        ast::Pat::Paren(p, _) => simple_var(p),
+        _ => None,
+    }
+}
+
+pub fn pat_vars(p: &ast::Pat, out: &mut Vec<Sym>) {
+    use ast::Pat as P;
+    match p {
+        P::Var(i) => out.push(i.name.clone()),
+        P::As(i, p, _) => {
+            out.push(i.name.clone());
+            pat_vars(p, out)
+        }
+        P::Con(_, ps, _) | P::Tuple(ps, _) | P::List(ps, _) => {
+            ps.iter().for_each(|p| pat_vars(p, out))
+        }
+        P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => pat_vars(p, out),
+        P::Record(_, fs, _) => fs.iter().for_each(|(_, p)| pat_vars(p, out)),
+        P::OpChain(items, _) => {
+            for it in items {
+                if let ast::ChainItem::Operand(p) = it {
+                    pat_vars(p, out)
+                }
+            }
+        }
+        P::Wildcard(_) | P::Lit(..) | P::NegLit(..) => {}
+    }
+}
+
+// ---------------------------------------------------------------- references
+
+/// Collects the names a piece of syntax refers to that `want` accepts (an
+/// over-approximation: shadowing is ignored, which can only merge groups).
+struct Refs<'f> {
+    want: &'f dyn Fn(&QName) -> bool,
+    out: Vec<Sym>,
+}
+
+impl Refs<'_> {
+    fn name(&mut self, q: &QName) {
+        if (self.want)(q) {
+            self.out.push(q.name.clone());
+        }
+    }
+
+    fn expr(&mut self, e: &ast::Expr) {
+        use ast::Expr as E;
+        match e {
+            E::Var(q) => self.name(q),
+            E::Con(_) | E::Lit(..) | E::Wildcard(_) => {}
+            E::App(f, a, _) => {
+                self.expr(f);
+                self.expr(a)
+            }
+            E::OpChain(items, _) => {
+                for it in items {
+                    match it {
+                        ast::ChainItem::Operand(e) => self.expr(e),
+                        ast::ChainItem::Op(q) => self.name(q),
+                        ast::ChainItem::Neg(_) => {}
+                    }
+                }
+            }
+            E::BinOp(op, l, r, _) => {
+                self.name(op);
+                self.expr(l);
+                self.expr(r)
+            }
+            E::Neg(e, _) | E::Paren(e, _) | E::Lazy(e, _) | E::As(_, e, _) | E::Typed(e, _, _) => {
+                self.expr(e)
+            }
+            E::Lambda(_, b, _) => self.expr(b),
+            E::Let(ds, b, _) => {
+                self.decls(ds);
+                self.expr(b)
+            }
+            E::If(c, t, f, _) => {
+                self.expr(c);
+                self.expr(t);
+                self.expr(f)
+            }
+            E::Case(s, alts, _) => {
+                self.expr(s);
+                for a in alts {
+                    self.rhs(&a.rhs)
+                }
+            }
+            E::Do(stmts, _) => self.stmts(stmts),
+            E::Tuple(es, _) | E::List(es, _) => es.iter().for_each(|e| self.expr(e)),
+            E::Range { from, then, to, .. } => {
+                self.expr(from);
+                if let Some(t) = then {
+                    self.expr(t)
+                }
+                if let Some(t) = to {
+                    self.expr(t)
+                }
+            }
+            E::Comprehension(b, stmts, _) => {
+                self.expr(b);
+                self.stmts(stmts)
+            }
+            E::LeftSection(e, op, _) | E::RightSection(op, e, _) => {
+                self.name(op);
+                self.expr(e)
+            }
+            E::Record(e, fs, _) => {
+                self.expr(e);
+                fs.iter().for_each(|(_, e)| self.expr(e))
+            }
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[ast::Stmt]) {
+        for s in stmts {
+            match s {
+                ast::Stmt::Bind(_, e, _) | ast::Stmt::Expr(e) => self.expr(e),
+                ast::Stmt::Let(ds, _) => self.decls(ds),
+            }
+        }
+    }
+
+    fn rhs(&mut self, r: &ast::Rhs) {
+        self.decls(&r.wheres);
+        match &r.body {
+            ast::RhsBody::Plain(e) => self.expr(e),
+            ast::RhsBody::Guarded(gs) => {
+                for g in gs {
+                    self.stmts(&g.guards);
+                    self.expr(&g.body)
+                }
+            }
+        }
+    }
+
+    fn decls(&mut self, ds: &[Decl]) {
+        for d in ds {
+            match d {
+                Decl::FunClause { rhs, .. } | Decl::PatBind { rhs, .. } => self.rhs(rhs),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Strongly connected components (Tarjan, iterative), dependencies first.
+pub fn sccs(n: usize, edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut ei)) = call.last_mut() {
+            if *ei < edges[v].len() {
+                let w = edges[v][*ei];
+                *ei += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(u, _)) = call.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut comp = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    comp.reverse();
+                    out.push(comp);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Tc {
+    fn bind_name(&self, top: bool, n: &Sym) -> Name {
+        if top {
+            Name::Global(Global {
+                module: self.module.clone(),
+                name: n.clone(),
+            })
+        } else {
+            Name::Local(n.clone())
+        }
+    }
+
+    pub fn set_value(&mut self, n: &Name, info: ValueInfo) {
+        match n {
+            Name::Global(g) => {
+                self.env.values.insert(g.clone(), info);
+            }
+            Name::Local(s) => self.locals.push((s.clone(), info)),
+        }
+    }
+
+    /// The bindings of a `let` or `where`: left in scope for the caller
+    /// (which truncates `locals` when the scope ends).
+    pub fn infer_local_binds(&mut self, decls: &[Decl]) -> Vec<elab::Binding> {
+        self.infer_binds(decls, false)
+    }
+
+    /// The top-level bindings of the current module.
+    pub fn infer_top_binds(&mut self, decls: &[Decl]) -> Vec<elab::Binding> {
+        self.infer_binds(decls, true)
+    }
+
+    fn infer_binds(&mut self, decls: &[Decl], top: bool) -> Vec<elab::Binding> {
+        let (items, sig_list) = collect_binds(decls);
+        if items.is_empty() {
+            return Vec::new();
+        }
+        let mut sigs: HashMap<Sym, (Scheme, Span)> = HashMap::new();
+        for (name, qt, span) in sig_list {
+            if let Some(s) = self.convert_sig(qt) {
+                sigs.insert(name.name.clone(), (s, span));
+            }
+        }
+        // Signed functions are known before anything is inferred.
+        let mut signed = vec![false; items.len()];
+        for (i, it) in items.iter().enumerate() {
+            if let BindItem::Fun { name, .. } = it {
+                if let Some((s, _)) = sigs.get(name) {
+                    signed[i] = true;
+                    let n = self.bind_name(top, name);
+                    self.set_value(&n, ValueInfo::Poly(s.clone()));
+                }
+            }
+        }
+        // Dependencies.
+        let mut owner: HashMap<Sym, usize> = HashMap::new();
+        for (i, it) in items.iter().enumerate() {
+            for n in it.names() {
+                owner.insert(n, i);
+            }
+        }
+        let module = self.module.clone();
+        let want = move |q: &QName| -> bool {
+            match &q.qual {
+                Some(m) => top && *m == module,
+                None => !top,
+            }
+        };
+        let mut edges = vec![Vec::new(); items.len()];
+        for (i, it) in items.iter().enumerate() {
+            let mut r = Refs {
+                want: &want,
+                out: Vec::new(),
+            };
+            match it {
+                BindItem::Fun { clauses, .. } => clauses.iter().for_each(|c| r.rhs(c.rhs)),
+                BindItem::Pat { rhs, .. } => r.rhs(rhs),
+            }
+            for n in r.out {
+                if let Some(&j) = owner.get(&n) {
+                    if !signed[j] && !edges[i].contains(&j) {
+                        edges[i].push(j);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for comp in sccs(items.len(), &edges) {
+            if comp.len() == 1 && signed[comp[0]] {
+                if let BindItem::Fun {
+                    name,
+                    clauses,
+                    span,
+                    ..
+                } = &items[comp[0]]
+                {
+                    if let Some((s, sig_span)) = sigs.get(name).cloned() {
+                        let n = self.bind_name(top, name);
+                        let owner = Some((name.clone(), sig_span));
+                        let (dicts, cls) = self.check_against_scheme(&s, owner, |tc, ty| {
+                            tc.tc_clauses(name, clauses, ty)
+                        });
+                        out.push(elab::Binding::Fun {
+                            name: n,
+                            dicts,
+                            clauses: cls,
+                            span: *span,
+                        });
+                        continue;
+                    }
+                }
+            }
+            let group: Vec<&BindItem> = comp.iter().map(|&i| &items[i]).collect();
+            out.extend(self.infer_group(&group, &sigs, top));
+        }
+        out
+    }
+
+    /// Infers a group of mutually recursive bindings without signatures
+    /// (pattern bindings may have signatures for their variables).
+    fn infer_group(
+        &mut self,
+        items: &[&BindItem],
+        sigs: &HashMap<Sym, (Scheme, Span)>,
+        top: bool,
+    ) -> Vec<elab::Binding> {
+        let diag_mark = self.diags.len();
+        let outer = self.table.level;
+        self.table.level += 1;
+        let gid = self.groups.len() as u32;
+        self.groups.push(Vec::new());
+        // Monomorphic types for everything the group binds.
+        let mut monos: Vec<(Name, Type)> = Vec::new();
+        let mut item_types: Vec<Type> = Vec::new();
+        let mut pats: Vec<Option<elab::Pat>> = Vec::new();
+        for it in items {
+            let t = self.table.fresh();
+            item_types.push(t.clone());
+            match it {
+                BindItem::Fun { name, .. } => {
+                    let n = self.bind_name(top, name);
+                    self.set_value(&n, ValueInfo::InProgress(t.clone(), gid));
+                    monos.push((n, t));
+                    pats.push(None);
+                }
+                BindItem::Pat { pat, .. } => {
+                    let mut binds = Vec::new();
+                    let p = self.check_pat(pat, &t, &mut binds);
+                    for (v, vt) in binds {
+                        if let Some((s, sp)) = sigs.get(&v) {
+                            let (st, _) = self.instantiate(s);
+                            self.expect(&st, &vt, *sp, &Ctx::Plain);
+                        }
+                        let n = self.bind_name(top, &v);
+                        self.set_value(&n, ValueInfo::InProgress(vt.clone(), gid));
+                        monos.push((n, vt));
+                    }
+                    pats.push(Some(p));
+                }
+            }
+        }
+        let saved = std::mem::take(&mut self.wanted);
+        let mut bodies = Vec::new();
+        for (it, t) in items.iter().zip(&item_types) {
+            match it {
+                BindItem::Fun { name, clauses, .. } => {
+                    bodies.push(Ok(self.tc_clauses(name, clauses, t)));
+                }
+                BindItem::Pat { rhs, .. } => bodies.push(Err(self.check_rhs(rhs, t))),
+            }
+        }
+        self.table.level = outer;
+        let ws = std::mem::replace(&mut self.wanted, saved);
+        let errored = self.diags.len() > diag_mark;
+        let restricted = items.iter().any(|it| match it {
+            BindItem::Pat { .. } => true,
+            BindItem::Fun { clauses, .. } => clauses.iter().all(|c| c.args.is_empty()),
+        });
+        let (local, deferred) = self.simplify(ws, &[], outer, errored);
+        self.wanted.extend(deferred);
+        // Variables of the types: a constraint on anything else is ambiguous.
+        let mut type_vars = Vec::new();
+        for (_, t) in &monos {
+            self.table.free_vars(t, &mut type_vars);
+        }
+        let mut ambiguous = Vec::new();
+        let mut retained = Vec::new();
+        for w in local {
+            let mut fv = Vec::new();
+            self.table.free_vars(&w.ty, &mut fv);
+            let inner_unreached = fv
+                .iter()
+                .any(|v| self.table.vars[*v as usize].level > outer && !type_vars.contains(v));
+            if inner_unreached {
+                ambiguous.push(w)
+            } else {
+                retained.push(w)
+            }
+        }
+        self.default_wanteds(ambiguous, &[], outer, errored);
+        let preds: Vec<(Pred, Sym)> = if restricted {
+            // The monomorphism restriction: constrained variables stay
+            // monomorphic; the constraints go to the enclosing scope.
+            for w in &retained {
+                self.table.lower(&w.ty, outer);
+            }
+            self.wanted.extend(retained);
+            Vec::new()
+        } else {
+            self.quantify(retained, &type_vars)
+        };
+        // Generalise.
+        let mut gen_vars = Vec::new();
+        for (_, t) in &monos {
+            self.table.free_vars(t, &mut gen_vars);
+        }
+        for (p, _) in &preds {
+            self.table.free_vars(&p.ty, &mut gen_vars);
+        }
+        gen_vars.retain(|v| self.table.vars[*v as usize].level > outer);
+        for (i, v) in gen_vars.iter().enumerate() {
+            self.table.vars[*v as usize].link = Some(Type::gen(i as u32));
+        }
+        let scheme_preds: Vec<Pred> = preds
+            .iter()
+            .map(|(p, _)| Pred {
+                class: p.class,
+                ty: self.table.zonk(&p.ty),
+            })
+            .collect();
+        let params: Vec<Sym> = if errored {
+            Vec::new()
+        } else {
+            preds.iter().map(|(_, s)| s.clone()).collect()
+        };
+        self.groups[gid as usize] = params.clone();
+        for (n, t) in &monos {
+            let scheme = if errored {
+                Scheme::mono(Type::error())
+            } else {
+                Scheme {
+                    vars: vec![None; gen_vars.len()],
+                    preds: scheme_preds.clone(),
+                    ty: self.table.zonk(t),
+                }
+            };
+            self.set_value(n, ValueInfo::Poly(scheme));
+        }
+        // The elaborated bindings.
+        let mut out = Vec::new();
+        for ((it, body), pat) in items.iter().zip(bodies).zip(pats) {
+            match (it, body, pat) {
+                (BindItem::Fun { name, span, .. }, Ok(clauses), _) => {
+                    out.push(elab::Binding::Fun {
+                        name: self.bind_name(top, name),
+                        dicts: params.clone(),
+                        clauses,
+                        span: *span,
+                    })
+                }
+                (BindItem::Pat { span, .. }, Err(rhs), Some(pat)) => out.push(elab::Binding::Pat {
+                    pat,
+                    rhs,
+                    span: *span,
+                }),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Checks something against a scheme (a signature): its variables
+    /// become rigid, its context becomes given dictionaries (the returned
+    /// parameters); what the body needs beyond them is an error.
+    pub fn check_against_scheme<T>(
+        &mut self,
+        s: &Scheme,
+        owner: Option<(Sym, Span)>,
+        body: impl FnOnce(&mut Tc, &Type) -> T,
+    ) -> (Vec<Sym>, T) {
+        let diag_mark = self.diags.len();
+        let outer = self.table.level;
+        self.table.level += 1;
+        let sks: Vec<Type> = s
+            .vars
+            .iter()
+            .map(|v| {
+                let n = v.clone().unwrap_or_else(|| Sym::from("a"));
+                self.table.skolem(n, owner.clone())
+            })
+            .collect();
+        let ty = subst_gen(&s.ty, &sks);
+        let mut givens: Vec<Given> = Vec::new();
+        let mut params = Vec::new();
+        for p in &s.preds {
+            let cname = self.env.class(p.class).name.name.clone();
+            let param = self.fresh_name(&format!("d{cname}"));
+            params.push(param.clone());
+            let pt = subst_gen(&p.ty, &sks);
+            self.add_given(&mut givens, p.class, pt, elab::Dict::Var(param));
+        }
+        let saved = std::mem::take(&mut self.wanted);
+        let r = body(self, &ty);
+        self.table.level = outer;
+        let ws = std::mem::replace(&mut self.wanted, saved);
+        let errored = self.diags.len() > diag_mark;
+        let owner_name = owner.as_ref().map(|(n, _)| fun_name(n));
+        self.solve_with_givens(ws, &givens, outer, errored, owner_name.as_deref());
+        (params, r)
+    }
+
+    pub fn solve_with_givens(
+        &mut self,
+        ws: Vec<Wanted>,
+        givens: &[Given],
+        outer: u32,
+        quiet: bool,
+        owner: Option<&str>,
+    ) {
+        let (local, deferred) = self.simplify(ws, givens, outer, quiet);
+        self.wanted.extend(deferred);
+        self.solve_local(local, givens, outer, quiet, owner);
+    }
+
+    /// The clauses of a function against its (monomorphic or rigid) type.
+    pub fn tc_clauses(&mut self, name: &Sym, clauses: &[ClauseRef], ty: &Type) -> Vec<Clause> {
+        let Some(first) = clauses.first() else {
+            return Vec::new();
+        };
+        let arity = first.args.len();
+        let mut args = Vec::new();
+        let mut t = ty.clone();
+        for i in 0..arity {
+            match self.as_fun(&t) {
+                Some((a, r)) => {
+                    args.push(a);
+                    t = r;
+                }
+                None => {
+                    let h = self.table.head(&t);
+                    match h.ty() {
+                        Ty::Var(_) => {
+                            let (a, r) = (self.table.fresh(), self.table.fresh());
+                            let f = self.fun(a.clone(), r.clone());
+                            if self.expect(&f, &t, first.span, &Ctx::Equation(fun_name(name))) {
+                                args.push(a);
+                                t = r;
+                            } else {
+                                args.push(Type::error());
+                                t = Type::error();
+                            }
+                        }
+                        Ty::Error => {
+                            args.push(Type::error());
+                        }
+                        _ => {
+                            let ts = self.show_type(ty);
+                            self.error(Diagnostic::error(
+                                first.span,
+                                format!(
+                                    "the equation for `{}` has {}, but its type `{ts}` has {}",
+                                    fun_name(name),
+                                    count(arity, "argument"),
+                                    if i == 0 {
+                                        "none".to_string()
+                                    } else {
+                                        format!("only {i}")
+                                    }
+                                ),
+                            ));
+                            while args.len() < arity {
+                                args.push(Type::error());
+                            }
+                            t = Type::error();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for c in clauses {
+            if c.args.len() != arity {
+                self.error(
+                    Diagnostic::error(
+                        c.span,
+                        format!(
+                            "the equations for `{}` have different numbers of arguments",
+                            fun_name(name)
+                        ),
+                    )
+                    .with_secondary(
+                        first.span,
+                        format!("this one has {}", count(arity, "argument")),
+                    ),
+                );
+                continue;
+            }
+            let mark = self.locals.len();
+            let mut binds = Vec::new();
+            let pats = c
+                .args
+                .iter()
+                .zip(&args)
+                .map(|(p, at)| self.check_pat(p, at, &mut binds))
+                .collect();
+            self.push_binds(binds);
+            let rhs = self.check_rhs(c.rhs, &t);
+            self.locals.truncate(mark);
+            out.push(Clause {
+                args: pats,
+                rhs,
+                span: c.span,
+            });
+        }
+        out
+    }
+}
+
+use super::tc::Wanted;
+
+/// Whether a declaration binds `name` (used for instance and class bodies).
+pub fn decl_binds(d: &Decl, name: &str) -> bool {
+    match d {
+        Decl::FunClause { name: n, .. } => &*n.name == name,
+        Decl::PatBind { pat, .. } => pat_is_var(pat, name),
+        _ => false,
+    }
+}

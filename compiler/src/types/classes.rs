@@ -1,0 +1,519 @@
+//! Type classes: solving wanted constraints (by the givens of a signature or
+//! instance context and their superclasses, or by instance declarations,
+//! whose contexts become new wanted constraints), choosing the context of
+//! an inferred type (duplicates and constraints implied by a superclass
+//! removed), defaulting ambiguous type variables (Haskell 2010 rules), and
+//! the corresponding errors. Every solved constraint fills its evidence
+//! hole with a dictionary expression.
+
+use super::elab::Dict;
+use super::env::{InstInfo, TyConDef};
+use super::tc::{Given, Tc, Wanted, PRELUDE};
+use super::ty::*;
+use gph_syntax::lexer::Sym;
+use gph_syntax::Diagnostic;
+
+/// The classes Haskell 2010 calls numeric (defaulting needs one of them).
+const NUMERIC: &[&str] = &[
+    "Num",
+    "Real",
+    "Integral",
+    "Fractional",
+    "Floating",
+    "RealFrac",
+    "RealFloat",
+];
+
+/// The classes GHC considers standard for defaulting (all in the Prelude).
+const STANDARD: &[&str] = &[
+    "Eq",
+    "Ord",
+    "Enum",
+    "Bounded",
+    "Show",
+    "Read",
+    "Num",
+    "Real",
+    "Integral",
+    "Fractional",
+    "Floating",
+    "RealFrac",
+    "RealFloat",
+    "Functor",
+    "Applicative",
+    "Monad",
+    "MonadFail",
+    "Semigroup",
+    "Monoid",
+];
+
+/// Classes that `deriving` can produce, for the help of a missing instance.
+const DERIVABLE: &[&str] = &["Eq", "Ord", "Show", "Enum", "Bounded", "Read"];
+
+pub fn error_dict() -> Dict {
+    Dict::Var(Sym::from("$error"))
+}
+
+impl Tc {
+    fn is_prelude_class(&self, c: ClassId, names: &[&str]) -> bool {
+        let n = &self.env.class(c).name;
+        &*n.module == PRELUDE && names.contains(&&*n.name)
+    }
+
+    /// Adds a given dictionary and, through superclass fields, its
+    /// superclasses.
+    pub fn add_given(&self, givens: &mut Vec<Given>, class: ClassId, ty: Type, dict: Dict) {
+        for (c, path) in self.env.super_closure(class) {
+            let mut d = dict.clone();
+            for (via, k) in &path {
+                d = Dict::Super(Box::new(d), self.env.class(*via).name.clone(), *k);
+            }
+            givens.push(Given {
+                class: c,
+                ty: ty.clone(),
+                dict: d,
+            });
+        }
+    }
+
+    fn find_given(&mut self, class: ClassId, t: &Type, givens: &[Given]) -> Option<Dict> {
+        for g in givens {
+            if g.class == class && self.table.equal(&g.ty, t) {
+                return Some(g.dict.clone());
+            }
+        }
+        None
+    }
+
+    /// One-way matching of an instance head (with `Gen` variables) against
+    /// a type.
+    fn match_ty(&mut self, pat: &Type, t: &Type, sub: &mut Vec<Option<Type>>) -> bool {
+        match pat.ty() {
+            Ty::Gen(i) => {
+                let i = *i as usize;
+                if i >= sub.len() {
+                    return false;
+                }
+                match sub[i].clone() {
+                    Some(x) => self.table.equal(&x, t),
+                    None => {
+                        sub[i] = Some(t.clone());
+                        true
+                    }
+                }
+            }
+            Ty::Syn(_, _, e) => {
+                let e = e.clone();
+                self.match_ty(&e, t, sub)
+            }
+            Ty::Con(c) => {
+                let h = self.table.head(t);
+                matches!(h.ty(), Ty::Con(c2) if c2 == c)
+            }
+            Ty::App(pf, pa) => {
+                let h = self.table.head(t);
+                match h.ty() {
+                    Ty::App(tf, ta) => {
+                        let (pf, pa, tf, ta) = (pf.clone(), pa.clone(), tf.clone(), ta.clone());
+                        self.match_ty(&pf, &tf, sub) && self.match_ty(&pa, &ta, sub)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// The instance of `class` whose head matches `t`, with the types of
+    /// the instance's variables.
+    pub fn find_instance(&mut self, class: ClassId, t: &Type) -> Option<(InstInfo, Vec<Type>)> {
+        let (h, _) = self.table.spine(t);
+        let mut cands = Vec::new();
+        if let Ty::Con(c) = h.ty() {
+            if let Some(&i) = self.env.inst_index.get(&(class, Some(*c))) {
+                cands.push(i);
+            }
+        }
+        if let Some(&i) = self.env.inst_index.get(&(class, None)) {
+            cands.push(i);
+        }
+        for i in cands {
+            let info = self.env.instances[i].clone();
+            let mut sub = vec![None; info.vars.len()];
+            if self.match_ty(&info.head, t, &mut sub) {
+                let args = sub
+                    .into_iter()
+                    .map(|x| x.unwrap_or_else(Type::error))
+                    .collect();
+                return Some((info, args));
+            }
+        }
+        None
+    }
+
+    /// Whether `C t` holds by instances alone (for defaulting).
+    pub fn has_instance(&mut self, class: ClassId, t: &Type, depth: u32) -> bool {
+        if depth > 50 {
+            return false;
+        }
+        match self.find_instance(class, t) {
+            Some((info, args)) => info
+                .context
+                .iter()
+                .all(|p| self.has_instance(p.class, &subst_gen(&p.ty, &args), depth + 1)),
+            None => false,
+        }
+    }
+
+    /// Solves what can be solved now: by givens, or by instances when the
+    /// type's head is known. Returns the constraints that remain, split
+    /// into those on variables of the group being generalised (deeper than
+    /// `outer`) and those to pass on to the enclosing scope. `quiet`: do not
+    /// report missing instances (the group already had a type error).
+    pub fn simplify(
+        &mut self,
+        ws: Vec<Wanted>,
+        givens: &[Given],
+        outer: u32,
+        quiet: bool,
+    ) -> (Vec<Wanted>, Vec<Wanted>) {
+        let mut local = Vec::new();
+        let mut deferred = Vec::new();
+        let mut work = ws;
+        work.reverse();
+        let mut steps = 0usize;
+        while let Some(w) = work.pop() {
+            steps += 1;
+            if steps > 1_000_000 {
+                self.fill(w.hole, error_dict());
+                continue;
+            }
+            let t = self.table.head(&w.ty);
+            if self.table.has_error(&t) {
+                self.fill(w.hole, error_dict());
+                continue;
+            }
+            if let Some(d) = self.find_given(w.class, &t, givens) {
+                self.fill(w.hole, d);
+                continue;
+            }
+            let (h, _) = self.table.spine(&t);
+            let known_head = matches!(h.ty(), Ty::Con(_));
+            match self.find_instance(w.class, &t) {
+                Some((info, args)) => {
+                    let mut dicts = Vec::new();
+                    for p in &info.context {
+                        let hole = self.new_hole();
+                        dicts.push(Dict::Hole(hole));
+                        work.push(Wanted {
+                            class: p.class,
+                            ty: subst_gen(&p.ty, &args),
+                            hole,
+                            origin: w.origin.clone(),
+                        });
+                    }
+                    self.fill(w.hole, Dict::Inst(info.dfun.clone(), dicts));
+                }
+                None if known_head => {
+                    if !quiet {
+                        self.no_instance(&w, None);
+                    }
+                    self.fill(w.hole, error_dict());
+                }
+                None => {
+                    if self.table.has_inner_vars(&t, outer) {
+                        local.push(w)
+                    } else {
+                        deferred.push(w)
+                    }
+                }
+            }
+        }
+        (local, deferred)
+    }
+
+    pub fn no_instance(&mut self, w: &Wanted, sig_owner: Option<&str>) {
+        let shown = self.show_pred(w.class, &w.ty);
+        let mut d = Diagnostic::error(
+            w.origin.span,
+            format!("no instance for `{shown}` arising from {}", w.origin.what),
+        );
+        let class_name = self.env.class(w.class).name.clone();
+        let (h, _) = self.table.spine(&w.ty);
+        match h.ty() {
+            Ty::Con(c) if Some(*c) == self.known.arrow => {
+                d = d.with_help("maybe a function is missing some of its arguments?");
+            }
+            Ty::Con(c) => {
+                let info = self.env.tycon(*c);
+                let user_data =
+                    matches!(info.def, TyConDef::Data { .. }) && *info.name.module == *self.module;
+                if user_data
+                    && &*class_name.module == PRELUDE
+                    && DERIVABLE.contains(&&*class_name.name)
+                {
+                    d = d.with_help(format!(
+                        "add `deriving ({})` to the declaration of `{}`",
+                        class_name.name, info.name.name
+                    ));
+                }
+            }
+            Ty::Skol(_) => {
+                let owner = sig_owner.map_or("the type signature".to_string(), |o| {
+                    format!("the type signature for `{o}`")
+                });
+                d = d.with_help(format!("add `{shown}` to the context of {owner}"));
+            }
+            _ => {}
+        }
+        self.error(d);
+    }
+
+    /// After a signature's givens have been used: what is left on the
+    /// signature's own type variables is missing from its context; what is
+    /// left on other inner variables is ambiguous (defaulted if possible).
+    pub fn solve_local(
+        &mut self,
+        local: Vec<Wanted>,
+        givens: &[Given],
+        outer: u32,
+        quiet: bool,
+        owner: Option<&str>,
+    ) {
+        let mut ambiguous = Vec::new();
+        for w in local {
+            if self.has_inner_skolem(&w.ty, outer) {
+                if !quiet {
+                    self.no_instance(&w, owner);
+                }
+                self.fill(w.hole, error_dict());
+            } else {
+                ambiguous.push(w);
+            }
+        }
+        self.default_wanteds(ambiguous, givens, outer, quiet);
+    }
+
+    fn has_inner_skolem(&mut self, t: &Type, outer: u32) -> bool {
+        let t = self.table.head(t);
+        match t.ty() {
+            Ty::Skol(s) => self.table.skolems[*s as usize].level > outer,
+            Ty::App(f, a) => {
+                let (f, a) = (f.clone(), a.clone());
+                self.has_inner_skolem(&f, outer) || self.has_inner_skolem(&a, outer)
+            }
+            _ => false,
+        }
+    }
+
+    /// The default candidate types: the module's `default` declaration, or
+    /// `(Integer, Double)`.
+    fn default_types(&self) -> Vec<Type> {
+        if !self.defaults.is_empty() {
+            return self.defaults.clone();
+        }
+        ["Integer", "Double"]
+            .iter()
+            .map(|n| self.prim_type(n))
+            .collect()
+    }
+
+    /// Defaults the ambiguous type variables of these constraints (Haskell
+    /// 2010 section 4.3.4) and solves them; reports those that stay
+    /// ambiguous.
+    pub fn default_wanteds(&mut self, ws: Vec<Wanted>, givens: &[Given], outer: u32, quiet: bool) {
+        if ws.is_empty() {
+            return;
+        }
+        let mut vars = Vec::new();
+        for w in &ws {
+            let t = self.table.head(&w.ty);
+            if let Ty::Var(v) = t.ty() {
+                if !vars.contains(v) {
+                    vars.push(*v);
+                }
+            }
+        }
+        let candidates = self.default_types();
+        for v in vars {
+            let mut classes = Vec::new();
+            let mut blocked = false;
+            for w in &ws {
+                let t = self.table.head(&w.ty);
+                match t.ty() {
+                    Ty::Var(x) if *x == v => classes.push(w.class),
+                    _ => {
+                        let mut fv = Vec::new();
+                        self.table.free_vars(&t, &mut fv);
+                        if fv.contains(&v) {
+                            blocked = true;
+                        }
+                    }
+                }
+            }
+            let numeric = classes.iter().any(|c| self.is_prelude_class(*c, NUMERIC));
+            let standard = classes.iter().all(|c| self.is_prelude_class(*c, STANDARD));
+            if blocked || !numeric || !standard {
+                continue;
+            }
+            for cand in &candidates {
+                if classes.iter().all(|c| self.has_instance(*c, cand, 0)) {
+                    let var = Type::var(v);
+                    let _ = self.table.unify(&var, cand);
+                    break;
+                }
+            }
+        }
+        let (local, deferred) = self.simplify(ws, givens, outer, quiet);
+        self.wanted.extend(deferred);
+        for w in local {
+            if !quiet {
+                self.ambiguous(&w);
+            }
+            self.fill(w.hole, error_dict());
+        }
+    }
+
+    fn ambiguous(&mut self, w: &Wanted) {
+        let shown = self.show_pred(w.class, &w.ty);
+        let mut fv = Vec::new();
+        self.table.free_vars(&w.ty, &mut fv);
+        let var = match fv.first() {
+            Some(v) => self.show_pred(w.class, &Type::var(*v)),
+            None => shown.clone(),
+        };
+        let var = var
+            .split_once(' ')
+            .map_or(var.clone(), |(_, v)| v.to_string());
+        self.error(
+            Diagnostic::error(
+                w.origin.span,
+                format!(
+                    "ambiguous type variable `{var}` arising from {}",
+                    w.origin.what
+                ),
+            )
+            .with_label(format!(
+                "it prevents the constraint `{shown}` from being solved"
+            ))
+            .with_help(format!(
+                "add a type annotation to say what `{var}` should be, e.g. `(... :: Int)`"
+            )),
+        );
+    }
+
+    /// The context of an inferred type: one dictionary parameter per
+    /// distinct constraint not implied by another one's superclasses.
+    /// Fills the holes of `ws` and returns the predicates with their
+    /// parameters, in the order of the type variables in `order`.
+    pub fn quantify(&mut self, ws: Vec<Wanted>, order: &[u32]) -> Vec<(Pred, Sym)> {
+        struct U {
+            class: ClassId,
+            ty: Type,
+            holes: Vec<u32>,
+        }
+        let mut uniq: Vec<U> = Vec::new();
+        for w in ws {
+            let mut found = None;
+            for (i, u) in uniq.iter().enumerate() {
+                if u.class == w.class && self.table.equal(&u.ty, &w.ty) {
+                    found = Some(i);
+                    break;
+                }
+            }
+            match found {
+                Some(i) => uniq[i].holes.push(w.hole),
+                None => uniq.push(U {
+                    class: w.class,
+                    ty: w.ty,
+                    holes: vec![w.hole],
+                }),
+            }
+        }
+        // Which constraints are implied by another's superclasses.
+        let n = uniq.len();
+        let mut implied_by: Vec<Option<usize>> = vec![None; n];
+        for i in 0..n {
+            for j in 0..n {
+                if i != j
+                    && uniq[i].class != uniq[j].class
+                    && self.env.is_subclass(uniq[j].class, uniq[i].class)
+                    && self.table.equal(&uniq[i].ty.clone(), &uniq[j].ty.clone())
+                {
+                    implied_by[i] = Some(j);
+                    break;
+                }
+            }
+        }
+        // Follow to a constraint that is kept (the superclass relation has no
+        // cycles, so this ends).
+        let mut kept: Vec<usize> = (0..n).filter(|&i| implied_by[i].is_none()).collect();
+        let pos = |tc: &mut Tc, t: &Type| -> usize {
+            let mut fv = Vec::new();
+            tc.table.free_vars(t, &mut fv);
+            fv.first()
+                .and_then(|v| order.iter().position(|o| o == v))
+                .unwrap_or(usize::MAX)
+        };
+        let mut keyed: Vec<(usize, String, usize)> = kept
+            .iter()
+            .map(|&i| {
+                let t = uniq[i].ty.clone();
+                (
+                    pos(self, &t),
+                    self.env.class(uniq[i].class).name.name.to_string(),
+                    i,
+                )
+            })
+            .collect();
+        keyed.sort();
+        kept = keyed.into_iter().map(|(_, _, i)| i).collect();
+        let mut params: Vec<Option<Sym>> = vec![None; n];
+        let mut out = Vec::new();
+        for &i in &kept {
+            let cname = self.env.class(uniq[i].class).name.name.clone();
+            let p = self.fresh_name(&format!("d{cname}"));
+            params[i] = Some(p.clone());
+            for &h in &uniq[i].holes {
+                self.fill(h, Dict::Var(p.clone()));
+            }
+            out.push((
+                Pred {
+                    class: uniq[i].class,
+                    ty: uniq[i].ty.clone(),
+                },
+                p,
+            ));
+        }
+        for i in 0..n {
+            if implied_by[i].is_none() {
+                continue;
+            }
+            // A kept constraint whose class is a subclass of this one.
+            let Some(&j) = kept.iter().find(|&&j| {
+                self.env.is_subclass(uniq[j].class, uniq[i].class) && {
+                    let (a, b) = (uniq[i].ty.clone(), uniq[j].ty.clone());
+                    self.table.equal(&a, &b)
+                }
+            }) else {
+                continue;
+            };
+            let Some(pj) = params[j].clone() else {
+                continue;
+            };
+            let mut givens = Vec::new();
+            self.add_given(
+                &mut givens,
+                uniq[j].class,
+                uniq[j].ty.clone(),
+                Dict::Var(pj),
+            );
+            if let Some(g) = givens.into_iter().find(|g| g.class == uniq[i].class) {
+                for &h in &uniq[i].holes {
+                    self.fill(h, g.dict.clone());
+                }
+            }
+        }
+        out
+    }
+}

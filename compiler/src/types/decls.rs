@@ -1,0 +1,579 @@
+//! Checking one module: its type declarations, primitives, instance heads,
+//! top-level bindings, class default methods and instance bodies, `main`,
+//! and the constraints left over at the end (defaulted).
+
+use super::bind::{decl_binds, ClauseRef};
+use super::elab::{self, Clause, Dict, Expr, Name, Rhs, RhsBody};
+use super::env::*;
+use super::errors::fun_name;
+use super::kinds::pat_is_var;
+use super::pretty::{Namer, Printer};
+use super::tc::{Given, Tc, PRIM};
+use super::ty::*;
+use gph_syntax::ast::{self, Decl};
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// A name usable inside a generated global (`$fShow[]` is fine, but keep
+/// the names readable in dumps).
+fn dfun_part(name: &str) -> String {
+    match name {
+        "[]" => "List".into(),
+        "()" => "Unit".into(),
+        "->" => "Fun".into(),
+        n if n.starts_with("(,") => format!("Tuple{}", n.len() - 1),
+        n => n.to_string(),
+    }
+}
+
+impl Tc {
+    pub fn module_name(m: &ast::Module) -> Sym {
+        m.name
+            .as_ref()
+            .map_or_else(|| Sym::from("Main"), |i| i.name.clone())
+    }
+
+    /// Checks a module and returns its elaboration.
+    pub fn check_module(&mut self, m: &ast::Module) -> elab::Module {
+        self.module = Tc::module_name(m);
+        self.table.level = 1;
+        self.defaults.clear();
+        for d in &m.decls {
+            if let Decl::Default { types, .. } = d {
+                for t in types {
+                    let mut scope = Vec::new();
+                    if self.expect_star(t, &mut scope, false) {
+                        let ty = self.to_type(t, &HashMap::new());
+                        self.defaults.push(ty);
+                    }
+                }
+            }
+        }
+        self.declare_types(&m.decls);
+        let mut foreigns = Vec::new();
+        for d in &m.decls {
+            if let Decl::Foreign { prim, name, ty, .. } = d {
+                if let Some(s) = self.convert_sig(ty) {
+                    let g = Global {
+                        module: self.module.clone(),
+                        name: name.name.clone(),
+                    };
+                    let arity = self.arity_of(&s.ty);
+                    self.env.values.insert(g.clone(), ValueInfo::Poly(s));
+                    foreigns.push(elab::ForeignDef {
+                        name: g,
+                        prim: prim.clone(),
+                        arity,
+                    });
+                }
+            }
+        }
+        let mut insts = Vec::new();
+        for d in &m.decls {
+            if let Decl::Instance(inst) = d {
+                if let Some(id) = self.declare_instance(inst) {
+                    insts.push((id, inst));
+                }
+            }
+        }
+        let mut binds = self.infer_top_binds(&m.decls);
+        let mut classes = Vec::new();
+        for d in &m.decls {
+            if let Decl::Class(cd) = d {
+                let g = Global {
+                    module: self.module.clone(),
+                    name: cd.name.name.clone(),
+                };
+                if let Some(c) = self.env.lookup_class(&g) {
+                    binds.extend(self.check_class_defaults(c, cd));
+                    let info = self.env.class(c);
+                    classes.push(elab::ClassDef {
+                        name: info.name.clone(),
+                        supers: info
+                            .supers
+                            .iter()
+                            .map(|s| self.env.class(*s).name.clone())
+                            .collect(),
+                        methods: info.methods.clone(),
+                        defaults: info.defaults.clone(),
+                    });
+                }
+            }
+        }
+        let mut instances = Vec::new();
+        for (id, inst) in insts {
+            instances.push(self.check_instance(id, inst));
+        }
+        if &*self.module == "Main" {
+            self.check_main(m);
+        }
+        // Constraints on monomorphic variables that nothing resolved.
+        let ws = std::mem::take(&mut self.wanted);
+        self.default_wanteds(ws, &[], 0, false);
+        let mut datas = Vec::new();
+        for d in &m.decls {
+            if let Decl::Data(dd) = d {
+                let g = |n: &Sym| Global {
+                    module: self.module.clone(),
+                    name: n.clone(),
+                };
+                datas.push(elab::DataDef {
+                    name: g(&dd.name.name),
+                    params: dd.params.len(),
+                    newtype: dd.newtype,
+                    cons: dd
+                        .constrs
+                        .iter()
+                        .enumerate()
+                        .map(|(tag, c)| elab::ConDef {
+                            name: g(&c.name.name),
+                            tag,
+                            arity: c.fields.len(),
+                            strict: c.fields.iter().map(|f| f.strict).collect(),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        let mut out = elab::Module {
+            name: self.module.clone(),
+            datas,
+            classes,
+            instances,
+            foreigns,
+            binds,
+        };
+        self.finish_module(&mut out);
+        out
+    }
+
+    fn declare_instance(&mut self, inst: &ast::InstanceDecl) -> Option<usize> {
+        let cg = Tc::global_of(&inst.class);
+        let Some(c) = self.env.lookup_class(&cg) else {
+            self.error(Diagnostic::error(
+                inst.class.span,
+                format!("class `{}` is not in scope", inst.class.name),
+            ));
+            return None;
+        };
+        let (scheme, k) = self.convert_open(&inst.ty, &inst.context)?;
+        let ck = self.env.class(c).kind.clone();
+        if k != ck {
+            self.error(Diagnostic::error(
+                inst.ty.span(),
+                format!(
+                    "an instance of `{}` needs a type of kind `{ck}`, but `{}` has kind `{k}`",
+                    inst.class.name,
+                    super::kinds::show_ast_type(&inst.ty)
+                ),
+            ));
+            return None;
+        }
+        let (h, _) = self.table.spine(&scheme.ty);
+        let key = match h.ty() {
+            Ty::Con(tc) => Some(*tc),
+            Ty::Gen(_) => None,
+            _ => return None,
+        };
+        let head_s = {
+            let mut namer = Namer::new();
+            let mut p = Printer {
+                env: &self.env,
+                table: &mut self.table,
+                namer: &mut namer,
+            };
+            p.scheme(&Scheme {
+                vars: scheme.vars.clone(),
+                preds: Vec::new(),
+                ty: scheme.ty.clone(),
+            })
+        };
+        let class_name = self.env.class(c).name.name.clone();
+        let dup = self.env.inst_index.get(&(c, key)).copied();
+        let overlap = match key {
+            None => self.env.instances.iter().position(|o| o.class == c),
+            Some(_) => self.env.inst_index.get(&(c, None)).copied(),
+        };
+        let clash = dup.or(overlap);
+        if let Some(i) = clash {
+            let first = self.env.instances[i].span;
+            let what = if dup.is_some() {
+                "duplicate"
+            } else {
+                "overlapping"
+            };
+            let mut d = Diagnostic::error(
+                inst.span,
+                format!("{what} instance declarations for `{class_name} {head_s}`"),
+            );
+            if first != Span::default() {
+                d = d.with_secondary(first, "the other instance");
+            }
+            self.error(d);
+            return None;
+        }
+        let base = match key {
+            Some(tc) => dfun_part(&self.env.tycon(tc).name.name),
+            None => "Any".to_string(),
+        };
+        let mut name = format!("$f{class_name}{base}");
+        let mut n = 1;
+        while self
+            .env
+            .instances
+            .iter()
+            .any(|i| *i.dfun.module == *self.module && *i.dfun.name == *name)
+        {
+            n += 1;
+            name = format!("$f{class_name}{base}{n}");
+        }
+        let info = InstInfo {
+            class: c,
+            vars: scheme
+                .vars
+                .iter()
+                .map(|v| v.clone().unwrap_or_else(|| Sym::from("a")))
+                .collect(),
+            head: scheme.ty,
+            context: scheme.preds,
+            dfun: Global {
+                module: self.module.clone(),
+                name: Sym::from(name),
+            },
+            span: inst.span,
+        };
+        let id = self.env.instances.len();
+        self.env.instances.push(info);
+        self.env.inst_index.insert((c, key), id);
+        Some(id)
+    }
+
+    /// The clauses of a class or instance body that define `name`.
+    fn clauses_for<'a>(decls: &'a [Decl], name: &str) -> Vec<ClauseRef<'a>> {
+        decls
+            .iter()
+            .filter(|d| decl_binds(d, name))
+            .filter_map(|d| match d {
+                Decl::FunClause {
+                    args, rhs, span, ..
+                } => Some(ClauseRef {
+                    args,
+                    rhs,
+                    span: *span,
+                }),
+                Decl::PatBind { rhs, span, .. } => Some(ClauseRef {
+                    args: &[],
+                    rhs,
+                    span: *span,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn check_class_defaults(&mut self, c: ClassId, cd: &ast::ClassDecl) -> Vec<elab::Binding> {
+        let info = self.env.class(c).clone();
+        let mut out = Vec::new();
+        for (i, m) in info.methods.iter().enumerate() {
+            let Some(dm) = info.defaults.get(i).cloned().flatten() else {
+                continue;
+            };
+            let Some(ValueInfo::Poly(s)) = self.env.values.get(m).cloned() else {
+                continue;
+            };
+            let clauses = Tc::clauses_for(&cd.decls, &m.name);
+            let span = clauses.first().map_or(cd.span, |c| c.span);
+            let owner = Some((m.name.clone(), span));
+            let (dicts, cls) =
+                self.check_against_scheme(&s, owner, |tc, ty| tc.tc_clauses(&m.name, &clauses, ty));
+            out.push(elab::Binding::Fun {
+                name: Name::Global(dm),
+                dicts,
+                clauses: cls,
+                span,
+            });
+        }
+        for d in &cd.decls {
+            let name = match d {
+                Decl::FunClause { name, .. } => Some((&name.name, name.span)),
+                Decl::PatBind { pat, span, .. } => {
+                    let mut vs = Vec::new();
+                    super::bind::pat_vars(pat, &mut vs);
+                    if vs.len() == 1 && pat_is_var(pat, &vs[0]) {
+                        None
+                    } else {
+                        self.error(Diagnostic::error(
+                            *span,
+                            "a class body may only define its methods",
+                        ));
+                        None
+                    }
+                }
+                _ => None,
+            };
+            if let Some((n, sp)) = name {
+                if !info.methods.iter().any(|m| m.name == *n) {
+                    self.error(Diagnostic::error(
+                        sp,
+                        format!(
+                            "`{}` is not a method of class `{}`",
+                            fun_name(n),
+                            info.name.name
+                        ),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    fn check_instance(&mut self, id: usize, inst: &ast::InstanceDecl) -> elab::InstanceDef {
+        let info = self.env.instances[id].clone();
+        let class = self.env.class(info.class).clone();
+        let saved = std::mem::take(&mut self.wanted);
+        let diag_mark = self.diags.len();
+        let outer = self.table.level;
+        self.table.level += 1;
+        let sks: Vec<Type> = info
+            .vars
+            .iter()
+            .map(|v| {
+                self.table
+                    .skolem(v.clone(), Some((Sym::from("the instance"), inst.span)))
+            })
+            .collect();
+        let head = subst_gen(&info.head, &sks);
+        let mut givens: Vec<Given> = Vec::new();
+        let mut dicts = Vec::new();
+        for p in &info.context {
+            let cname = self.env.class(p.class).name.name.clone();
+            let param = self.fresh_name(&format!("d{cname}"));
+            dicts.push(param.clone());
+            self.add_given(
+                &mut givens,
+                p.class,
+                subst_gen(&p.ty, &sks),
+                Dict::Var(param),
+            );
+        }
+        let this = self.fresh_name("this");
+        // Superclass dictionaries, from the context (not from `this`).
+        let mut supers = Vec::new();
+        for s in &class.supers {
+            let what = "the superclasses of an instance declaration".to_string();
+            let h = self.want(*s, head.clone(), inst.ty.span(), what);
+            supers.push(Dict::Hole(h));
+        }
+        let ws = std::mem::take(&mut self.wanted);
+        self.solve_with_givens(ws, &givens, outer, false, Some("the instance declaration"));
+        // Methods.
+        let mut method_givens = givens.clone();
+        method_givens.push(Given {
+            class: info.class,
+            ty: head.clone(),
+            dict: Dict::Var(this.clone()),
+        });
+        let mut methods = Vec::new();
+        for (i, m) in class.methods.iter().enumerate() {
+            let Some(ValueInfo::Poly(s)) = self.env.values.get(m).cloned() else {
+                continue;
+            };
+            // The method's type at this instance: the class variable is the
+            // head; the method's own variables and constraints remain.
+            let n = s.vars.len();
+            let args: Vec<Type> = std::iter::once(head.clone())
+                .chain((1..n).map(|k| Type::gen(k as u32 - 1)))
+                .collect();
+            let ms = Scheme {
+                vars: s.vars.iter().skip(1).cloned().collect(),
+                preds: s
+                    .preds
+                    .iter()
+                    .skip(1)
+                    .map(|p| Pred {
+                        class: p.class,
+                        ty: subst_gen(&p.ty, &args),
+                    })
+                    .collect(),
+                ty: subst_gen(&s.ty, &args),
+            };
+            let clauses = Tc::clauses_for(&inst.decls, &m.name);
+            let span = clauses.first().map_or(inst.span, |c| c.span);
+            if !clauses.is_empty() {
+                let owner = Some((m.name.clone(), span));
+                let (mdicts, cls) = self.check_against_scheme(&ms, owner, |tc, ty| {
+                    tc.tc_clauses(&m.name, &clauses, ty)
+                });
+                methods.push(elab::Binding::Fun {
+                    name: Name::Global(m.clone()),
+                    dicts: mdicts,
+                    clauses: cls,
+                    span,
+                });
+                continue;
+            }
+            let extra: Vec<Sym> = ms
+                .preds
+                .iter()
+                .map(|p| {
+                    let cname = self.env.class(p.class).name.name.clone();
+                    self.fresh_name(&format!("d{cname}"))
+                })
+                .collect();
+            let body = match class.defaults.get(i).cloned().flatten() {
+                Some(dm) => {
+                    let mut e = Expr::app(
+                        Expr::global(dm, inst.span),
+                        Expr::Dict(Dict::Var(this.clone())),
+                        inst.span,
+                    );
+                    for x in &extra {
+                        e = Expr::app(e, Expr::Dict(Dict::Var(x.clone())), inst.span);
+                    }
+                    e
+                }
+                None => Expr::NoMethod(m.clone(), inst.span),
+            };
+            methods.push(elab::Binding::Fun {
+                name: Name::Global(m.clone()),
+                dicts: extra,
+                clauses: vec![Clause {
+                    args: Vec::new(),
+                    rhs: Rhs {
+                        body: RhsBody::Plain(body),
+                        wheres: Vec::new(),
+                        span: inst.span,
+                    },
+                    span: inst.span,
+                }],
+                span: inst.span,
+            });
+        }
+        for d in &inst.decls {
+            let bound = match d {
+                Decl::FunClause { name, .. } => Some((name.name.clone(), name.span)),
+                Decl::PatBind { pat, span, .. } => {
+                    let mut vs = Vec::new();
+                    super::bind::pat_vars(pat, &mut vs);
+                    vs.into_iter().next().map(|v| (v, *span))
+                }
+                Decl::Sig { span, .. } => {
+                    self.error(Diagnostic::error(
+                        *span,
+                        "type signatures are not allowed in instance declarations",
+                    ));
+                    None
+                }
+                _ => None,
+            };
+            if let Some((n, sp)) = bound {
+                if !class.methods.iter().any(|m| m.name == n) {
+                    self.error(Diagnostic::error(
+                        sp,
+                        format!(
+                            "`{}` is not a (visible) method of class `{}`",
+                            fun_name(&n),
+                            class.name.name
+                        ),
+                    ));
+                }
+            }
+        }
+        self.table.level = outer;
+        let ws = std::mem::take(&mut self.wanted);
+        let quiet = self.diags.len() > diag_mark;
+        self.solve_with_givens(
+            ws,
+            &method_givens,
+            outer,
+            quiet,
+            Some("the instance declaration"),
+        );
+        let left = std::mem::replace(&mut self.wanted, saved);
+        self.wanted.extend(left);
+        elab::InstanceDef {
+            dfun: info.dfun,
+            class: class.name,
+            dicts,
+            this,
+            supers,
+            methods,
+        }
+    }
+
+    fn check_main(&mut self, m: &ast::Module) {
+        let g = Global {
+            module: self.module.clone(),
+            name: Sym::from("main"),
+        };
+        let span = m.decls.iter().find_map(|d| match d {
+            Decl::FunClause { name, .. } if &*name.name == "main" => Some(name.span),
+            Decl::PatBind { pat, span, .. } if pat_is_var(pat, "main") => Some(*span),
+            _ => None,
+        });
+        let Some(span) = span else {
+            // The renamer reports a missing `main`.
+            return;
+        };
+        let Some(ValueInfo::Poly(s)) = self.env.values.get(&g).cloned() else {
+            return;
+        };
+        if matches!(s.ty.ty(), Ty::Error) {
+            return;
+        }
+        let Some(io) = self.lib_tycon(PRIM, "IO") else {
+            return;
+        };
+        let (t, _) = self.instantiate(&s);
+        let a = self.table.fresh();
+        let want = Type::app(Type::con(io), a);
+        if self.table.unify(&want, &t).is_err() {
+            let found = self.show_type(&t);
+            self.error(
+                Diagnostic::error(span, format!("expected `IO t`, found `{found}`"))
+                    .with_label("`main` must be an `IO` action")
+                    .with_help("the program's `main` must have type `IO t` for some type `t`, e.g. `main :: IO ()`"),
+            );
+        }
+    }
+
+    /// The types of the module's top-level bindings in source order, as
+    /// `name :: type`.
+    pub fn binding_types(&mut self, m: &ast::Module) -> Vec<(String, String)> {
+        let module = Tc::module_name(m);
+        let mut seen: Vec<Sym> = Vec::new();
+        let mut out = Vec::new();
+        for d in &m.decls {
+            let names: Vec<Sym> = match d {
+                Decl::FunClause { name, .. } => vec![name.name.clone()],
+                Decl::PatBind { pat, .. } => {
+                    let mut vs = Vec::new();
+                    super::bind::pat_vars(pat, &mut vs);
+                    vs
+                }
+                _ => Vec::new(),
+            };
+            for n in names {
+                if seen.contains(&n) {
+                    continue;
+                }
+                seen.push(n.clone());
+                let g = Global {
+                    module: module.clone(),
+                    name: n.clone(),
+                };
+                if let Some(ValueInfo::Poly(s)) = self.env.values.get(&g).cloned() {
+                    let mut namer = Namer::new();
+                    let mut p = Printer {
+                        env: &self.env,
+                        table: &mut self.table,
+                        namer: &mut namer,
+                    };
+                    out.push((fun_name(&n), p.scheme(&s)));
+                }
+            }
+        }
+        out
+    }
+}

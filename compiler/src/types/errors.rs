@@ -1,0 +1,190 @@
+//! Diagnostics of the type checker, in the user's terms: "expected `Int`,
+//! found `[Char]`", with the offending sub-expression underlined and the
+//! context ("the 2nd argument of `f`") as its label.
+
+use super::pretty::{Namer, Printer};
+use super::tc::Tc;
+use super::ty::*;
+use gph_syntax::{Diagnostic, Span};
+
+/// Where an expected type comes from, for the label of a mismatch.
+#[derive(Clone, Debug)]
+pub enum Ctx {
+    Plain,
+    /// The n-th (1-based) argument of a function (its name as the user
+    /// would write it, e.g. `f` or `(++)`, when known).
+    Arg(Option<String>, usize),
+    Cond,
+    Guard,
+    Generator,
+    Stmt,
+    ListElem,
+    Branch,
+    Annotation,
+    Pattern,
+    Equation(String),
+}
+
+pub fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, x) if x != 11 => "st",
+        (2, x) if x != 12 => "nd",
+        (3, x) if x != 13 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+pub fn count(n: usize, what: &str) -> String {
+    match n {
+        0 => format!("no {what}s"),
+        1 => format!("1 {what}"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
+impl Ctx {
+    fn label(&self) -> Option<String> {
+        Some(match self {
+            Ctx::Plain => return None,
+            Ctx::Arg(Some(f), n) => format!("the {} argument of `{f}`", ordinal(*n)),
+            Ctx::Arg(None, n) => format!("the {} argument of this function", ordinal(*n)),
+            Ctx::Cond => "the condition of `if` must be a `Bool`".into(),
+            Ctx::Guard => "a guard must be a `Bool`".into(),
+            Ctx::Generator => "a generator draws from a list".into(),
+            Ctx::Stmt => "a statement of this `do` block".into(),
+            Ctx::ListElem => "an element of this list".into(),
+            Ctx::Branch => "this branch".into(),
+            Ctx::Annotation => "the annotated expression".into(),
+            Ctx::Pattern => "this pattern".into(),
+            Ctx::Equation(f) => format!("the equation for `{f}`"),
+        })
+    }
+}
+
+impl Tc {
+    pub fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    pub fn show_type(&mut self, t: &Type) -> String {
+        let mut namer = Namer::new();
+        namer.reserve(&mut self.table, t);
+        let mut p = Printer {
+            env: &self.env,
+            table: &mut self.table,
+            namer: &mut namer,
+        };
+        p.ty(t)
+    }
+
+    pub fn show_pred(&mut self, class: ClassId, t: &Type) -> String {
+        let mut namer = Namer::new();
+        namer.reserve(&mut self.table, t);
+        let mut p = Printer {
+            env: &self.env,
+            table: &mut self.table,
+            namer: &mut namer,
+        };
+        p.pred(&Pred {
+            class,
+            ty: t.clone(),
+        })
+    }
+
+    /// Unifies the type the context demands with the one the expression at
+    /// `span` has; reports a mismatch there. Returns whether it worked.
+    pub fn expect(&mut self, expected: &Type, found: &Type, span: Span, ctx: &Ctx) -> bool {
+        match self.table.unify(expected, found) {
+            Ok(()) => true,
+            Err(e) => {
+                self.report_unify(e, expected, found, span, ctx);
+                false
+            }
+        }
+    }
+
+    pub fn report_unify(
+        &mut self,
+        err: UnifyError,
+        expected: &Type,
+        found: &Type,
+        span: Span,
+        ctx: &Ctx,
+    ) {
+        let mut namer = Namer::new();
+        namer.reserve(&mut self.table, expected);
+        namer.reserve(&mut self.table, found);
+        let mut p = Printer {
+            env: &self.env,
+            table: &mut self.table,
+            namer: &mut namer,
+        };
+        let exp_s = p.ty(expected);
+        let found_s = p.ty(found);
+        let mut d;
+        match &err {
+            UnifyError::Occurs(v, t) => {
+                let vs = p.ty(v);
+                let ts = p.ty(t);
+                d = Diagnostic::error(
+                    span,
+                    format!("cannot construct the infinite type `{vs} ~ {ts}`"),
+                )
+                .with_label(
+                    ctx.label()
+                        .unwrap_or_else(|| format!("expected `{exp_s}`, found `{found_s}`")),
+                );
+                d = d.with_help(format!("expected `{exp_s}`, found `{found_s}`"));
+            }
+            UnifyError::Mismatch(a, b) => {
+                let a_s = p.ty(a);
+                let b_s = p.ty(b);
+                d = Diagnostic::error(span, format!("expected `{exp_s}`, found `{found_s}`"));
+                if let Some(l) = ctx.label() {
+                    d = d.with_label(l);
+                }
+                if (a_s != exp_s || b_s != found_s) && a_s != b_s {
+                    d = d.with_help(format!("couldn't match `{a_s}` with `{b_s}`"));
+                }
+            }
+            UnifyError::Rigid(s, t) => {
+                let sk = Type::new(Ty::Skol(*s));
+                let sk_s = p.ty(&sk);
+                let t_s = p.ty(t);
+                d = Diagnostic::error(span, format!("expected `{exp_s}`, found `{found_s}`"));
+                if let Some(l) = ctx.label() {
+                    d = d.with_label(l);
+                }
+                let owner = self
+                    .table
+                    .skolems
+                    .get(*s as usize)
+                    .and_then(|i| i.owner.clone());
+                let bound = match &owner {
+                    Some((f, _)) => format!("the type signature for `{f}`"),
+                    None => "a type signature".to_string(),
+                };
+                d = d.with_help(format!(
+                    "couldn't match `{sk_s}` with `{t_s}`: `{sk_s}` is a rigid type variable bound by {bound}; \
+                     it stands for any type the caller chooses"
+                ));
+                if let Some((_, sp)) = owner {
+                    if sp != Span::default() {
+                        d = d.with_secondary(sp, format!("`{sk_s}` is bound here"));
+                    }
+                }
+            }
+        }
+        self.error(d);
+    }
+}
+
+/// Formats the name of a function for messages: `f`, or `(++)` for an operator.
+pub fn fun_name(name: &str) -> String {
+    if gph_syntax::ast::is_operator_name(name) {
+        format!("({name})")
+    } else {
+        name.to_string()
+    }
+}

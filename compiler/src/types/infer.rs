@@ -1,0 +1,993 @@
+//! Inference and checking of expressions and patterns, producing the
+//! elaborated tree.
+//!
+//! Checking is bidirectional where it helps the messages: an expected type
+//! is pushed down to the smallest sub-expression (function arguments, list
+//! elements, `if` branches, `case` alternatives, the last statement of a
+//! `do`), so that a mismatch is reported at the expression whose type is
+//! wrong, "expected" being what its context demands.
+
+use super::elab::{self, Alt, Expr, Lit, Name, Pat, Rhs, RhsBody, Stmt};
+use super::env::ValueInfo;
+use super::errors::{count, fun_name, Ctx};
+use super::tc::{Pending, Tc};
+use super::ty::*;
+use gph_syntax::ast::{self, Literal, QName};
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, Span};
+use num_bigint::BigInt;
+
+/// Variables bound by patterns, waiting to be put in scope.
+pub type Binds = Vec<(Sym, Type)>;
+
+/// A step of a `do` block, elaborated, before the block is folded.
+enum DoStep {
+    Then(Expr, Expr, Span),
+    Bind(Expr, Pat, Expr, Option<Expr>, Span),
+    Let(Vec<elab::Binding>, Span),
+}
+
+impl Tc {
+    pub fn infer(&mut self, e: &ast::Expr) -> (Expr, Type) {
+        self.tc_expr(e, None, &Ctx::Plain)
+    }
+
+    pub fn check(&mut self, e: &ast::Expr, exp: &Type, ctx: &Ctx) -> Expr {
+        self.tc_expr(e, Some(exp), ctx).0
+    }
+
+    /// Unifies with the expected type if there is one.
+    fn finish(
+        &mut self,
+        e: Expr,
+        t: Type,
+        exp: Option<&Type>,
+        span: Span,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        match exp {
+            Some(x) => {
+                self.expect(x, &t, span, ctx);
+                (e, x.clone())
+            }
+            None => (e, t),
+        }
+    }
+
+    pub fn push_binds(&mut self, binds: Binds) {
+        for (n, t) in binds {
+            self.locals.push((n, ValueInfo::Poly(Scheme::mono(t))));
+        }
+    }
+
+    fn tc_expr(&mut self, e: &ast::Expr, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
+        use ast::Expr as E;
+        match e {
+            E::Paren(inner, _) => self.tc_expr(inner, exp, ctx),
+            E::Var(q) => {
+                let (te, t) = self.tc_var(q);
+                self.finish(te, t, exp, q.span, ctx)
+            }
+            E::Con(q) => {
+                let (te, t) = self.tc_con(q);
+                self.finish(te, t, exp, q.span, ctx)
+            }
+            E::Lit(l, span) => self.tc_lit(l, *span, exp, ctx),
+            E::App(_, _, span) => {
+                let mut args = Vec::new();
+                let mut head = e;
+                while let E::App(f, a, _) = head {
+                    args.push(&**a);
+                    head = f;
+                }
+                args.reverse();
+                let desc = match head {
+                    E::Var(q) | E::Con(q) => Some(fun_name(&q.name)),
+                    _ => None,
+                };
+                let (he, ht) = self.infer(head);
+                self.tc_app(he, ht, desc, &args, head.span(), *span, exp, ctx)
+            }
+            E::BinOp(op, l, r, span) => {
+                let (he, ht) = self.tc_op(op);
+                self.tc_app(
+                    he,
+                    ht,
+                    Some(fun_name(&op.name)),
+                    &[&**l, &**r],
+                    op.span,
+                    *span,
+                    exp,
+                    ctx,
+                )
+            }
+            E::Neg(inner, span) => {
+                let (he, ht) = self.prelude_value("negate", *span, "a use of `-`");
+                self.tc_app(
+                    he,
+                    ht,
+                    Some("negate".into()),
+                    &[&**inner],
+                    *span,
+                    *span,
+                    exp,
+                    ctx,
+                )
+            }
+            E::LeftSection(l, op, span) => {
+                let (he, ht) = self.tc_op(op);
+                self.tc_app(
+                    he,
+                    ht,
+                    Some(fun_name(&op.name)),
+                    &[&**l],
+                    *span,
+                    *span,
+                    exp,
+                    ctx,
+                )
+            }
+            E::RightSection(op, r, span) => {
+                let (he, ht) = self.tc_op(op);
+                let (a, b, c) = (self.table.fresh(), self.table.fresh(), self.table.fresh());
+                let want = self.fun(a.clone(), self.fun(b.clone(), c.clone()));
+                if !self.expect(&want, &ht, op.span, &Ctx::Plain) {
+                    self.infer(r);
+                    return (
+                        Expr::Tuple(Vec::new(), *span),
+                        exp.cloned().unwrap_or_else(Type::error),
+                    );
+                }
+                let arg = self.check(r, &b, &Ctx::Arg(Some(fun_name(&op.name)), 2));
+                let x = self.fresh_name("sec");
+                let body = Expr::app(
+                    Expr::app(he, Expr::local(x.clone(), *span), *span),
+                    arg,
+                    *span,
+                );
+                let lam = Expr::Lambda(vec![Pat::Var(x, *span)], Box::new(body), *span);
+                let t = self.fun(a, c);
+                self.finish(lam, t, exp, *span, ctx)
+            }
+            E::Lambda(pats, body, span) => self.tc_lambda(pats, body, *span, exp, ctx),
+            E::Let(decls, body, span) => {
+                let mark = self.locals.len();
+                let binds = self.infer_local_binds(decls);
+                let (be, bt) = self.tc_expr(body, exp, ctx);
+                self.locals.truncate(mark);
+                (Expr::Let(binds, Box::new(be), *span), bt)
+            }
+            E::If(c, t, f, span) => {
+                let b = self.bool_type();
+                let ce = self.check(c, &b, &Ctx::Cond);
+                let (te, tt) = self.tc_expr(t, exp, ctx);
+                let fe = self.check(f, &tt, ctx);
+                (
+                    Expr::If(Box::new(ce), Box::new(te), Box::new(fe), *span),
+                    tt,
+                )
+            }
+            E::Case(scrut, alts, span) => {
+                let (se, st) = self.infer(scrut);
+                let res = exp.cloned().unwrap_or_else(|| self.table.fresh());
+                let mut out = Vec::new();
+                for alt in alts {
+                    let mark = self.locals.len();
+                    let mut binds = Vec::new();
+                    let pat = self.check_pat(&alt.pat, &st, &mut binds);
+                    self.push_binds(binds);
+                    let rhs = self.check_rhs(&alt.rhs, &res);
+                    self.locals.truncate(mark);
+                    out.push(Alt {
+                        pat,
+                        rhs,
+                        span: alt.span,
+                    });
+                }
+                (Expr::Case(Box::new(se), out, *span), res)
+            }
+            E::Do(stmts, span) => self.tc_do(stmts, *span, exp, ctx),
+            E::Tuple(es, span) => {
+                if let Some(x) = exp {
+                    let (h, args) = self.table.spine(x);
+                    let is_tuple = matches!(h.ty(), Ty::Con(c) if self.known.tuples.get(es.len()).copied().flatten() == Some(*c));
+                    if is_tuple && args.len() == es.len() {
+                        let items = es
+                            .iter()
+                            .zip(&args)
+                            .map(|(e, t)| self.check(e, t, &Ctx::Plain))
+                            .collect();
+                        return (Expr::Tuple(items, *span), x.clone());
+                    }
+                }
+                let mut items = Vec::new();
+                let mut tys = Vec::new();
+                for e in es {
+                    let (ie, it) = self.infer(e);
+                    items.push(ie);
+                    tys.push(it);
+                }
+                let t = self.tuple_of(tys);
+                self.finish(Expr::Tuple(items, *span), t, exp, *span, ctx)
+            }
+            E::List(es, span) => {
+                let elem = match exp.and_then(|x| self.as_list(x)) {
+                    Some(t) => t,
+                    None => self.table.fresh(),
+                };
+                let items = es
+                    .iter()
+                    .map(|e| self.check(e, &elem, &Ctx::ListElem))
+                    .collect();
+                let t = self.list_of(elem);
+                self.finish(Expr::List(items, *span), t, exp, *span, ctx)
+            }
+            E::Range {
+                from,
+                then,
+                to,
+                span,
+            } => {
+                let name = match (then.is_some(), to.is_some()) {
+                    (false, false) => "enumFrom",
+                    (true, false) => "enumFromThen",
+                    (false, true) => "enumFromTo",
+                    (true, true) => "enumFromThenTo",
+                };
+                let (he, ht) = self.prelude_value(name, *span, "the arithmetic sequence");
+                let mut args: Vec<&ast::Expr> = vec![from];
+                args.extend(then.as_deref());
+                args.extend(to.as_deref());
+                self.tc_app(
+                    he,
+                    ht,
+                    Some(name.to_string()),
+                    &args,
+                    *span,
+                    *span,
+                    exp,
+                    ctx,
+                )
+            }
+            E::Comprehension(body, stmts, span) => {
+                let mark = self.locals.len();
+                let mut out = Vec::new();
+                for s in stmts {
+                    out.push(self.tc_qual(s, true));
+                }
+                let elem = match exp.and_then(|x| self.as_list(x)) {
+                    Some(t) => t,
+                    None => self.table.fresh(),
+                };
+                let be = self.check(body, &elem, &Ctx::Plain);
+                self.locals.truncate(mark);
+                let t = self.list_of(elem);
+                self.finish(
+                    Expr::Comprehension(Box::new(be), out, *span),
+                    t,
+                    exp,
+                    *span,
+                    ctx,
+                )
+            }
+            E::Typed(inner, qt, span) => self.tc_annotated(inner, qt, *span, exp, ctx),
+            E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) => {
+                self.error(Diagnostic::error(*span, "pattern syntax in an expression"));
+                (Expr::Tuple(Vec::new(), *span), Type::error())
+            }
+            E::Record(_, _, span) => {
+                self.error(Diagnostic::error(*span, "records are not supported yet"));
+                (Expr::Tuple(Vec::new(), *span), Type::error())
+            }
+            E::OpChain(_, span) => {
+                self.error(Diagnostic::error(
+                    *span,
+                    "internal error: unresolved operator chain",
+                ));
+                (Expr::Tuple(Vec::new(), *span), Type::error())
+            }
+        }
+    }
+
+    pub fn as_list(&mut self, t: &Type) -> Option<Type> {
+        let (h, args) = self.table.spine(t);
+        match h.ty() {
+            Ty::Con(c) if Some(*c) == self.known.list && args.len() == 1 => Some(args[0].clone()),
+            _ => None,
+        }
+    }
+
+    fn tc_op(&mut self, op: &QName) -> (Expr, Type) {
+        if op.is_con() {
+            self.tc_con(op)
+        } else {
+            self.tc_var(op)
+        }
+    }
+
+    pub fn tc_var(&mut self, q: &QName) -> (Expr, Type) {
+        let what = format!("a use of `{}`", fun_name(&q.name));
+        if q.qual.is_some() {
+            let g = Tc::global_of(q);
+            match self.env.values.get(&g).cloned() {
+                Some(ValueInfo::Poly(s)) => {
+                    let (t, preds) = self.instantiate(&s);
+                    let e = self.apply_dicts(Expr::global(g, q.span), preds, q.span, &what);
+                    (e, t)
+                }
+                Some(ValueInfo::InProgress(t, group)) => {
+                    let id = self.add_pending(Pending::RecRef {
+                        name: Name::Global(g),
+                        group,
+                        span: q.span,
+                    });
+                    (Expr::Pending(id), t)
+                }
+                None => {
+                    self.error(Diagnostic::error(q.span, format!("`{q}` is not in scope")));
+                    (Expr::global(g, q.span), Type::error())
+                }
+            }
+        } else {
+            match self.lookup_local(&q.name).cloned() {
+                Some(ValueInfo::Poly(s)) => {
+                    let (t, preds) = self.instantiate(&s);
+                    let e =
+                        self.apply_dicts(Expr::local(q.name.clone(), q.span), preds, q.span, &what);
+                    (e, t)
+                }
+                Some(ValueInfo::InProgress(t, group)) => {
+                    let id = self.add_pending(Pending::RecRef {
+                        name: Name::Local(q.name.clone()),
+                        group,
+                        span: q.span,
+                    });
+                    (Expr::Pending(id), t)
+                }
+                None => {
+                    self.error(Diagnostic::error(
+                        q.span,
+                        format!("`{}` is not in scope", q.name),
+                    ));
+                    (Expr::local(q.name.clone(), q.span), Type::error())
+                }
+            }
+        }
+    }
+
+    pub fn tc_con(&mut self, q: &QName) -> (Expr, Type) {
+        let g = Tc::global_of(q);
+        match self.env.datacons.get(&g) {
+            Some(info) => {
+                let s = info.scheme.clone();
+                let (t, _) = self.instantiate(&s);
+                (Expr::Con(g, q.span), t)
+            }
+            None => {
+                self.error(Diagnostic::error(
+                    q.span,
+                    format!("data constructor `{q}` is not in scope"),
+                ));
+                (Expr::Con(g, q.span), Type::error())
+            }
+        }
+    }
+
+    fn tc_lit(&mut self, l: &Literal, span: Span, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
+        match l {
+            Literal::Char(c) => {
+                let t = self.char_type();
+                self.finish(Expr::Lit(Lit::Char(*c), span), t, exp, span, ctx)
+            }
+            Literal::Str(s) => {
+                let t = self.string_type();
+                self.finish(Expr::Lit(Lit::Str(s.clone()), span), t, exp, span, ctx)
+            }
+            Literal::Int(digits) => {
+                let t = exp.cloned().unwrap_or_else(|| self.table.fresh());
+                let value: BigInt = digits.parse().unwrap_or_default();
+                let Some(num) = self.prelude_class("Num") else {
+                    return (
+                        Expr::Lit(Lit::Integer(value), span),
+                        self.prim_type("Integer"),
+                    );
+                };
+                let hole = self.want(num, t.clone(), span, format!("the literal `{digits}`"));
+                let id = self.add_pending(Pending::Int {
+                    value,
+                    ty: t.clone(),
+                    hole,
+                    span,
+                });
+                (Expr::Pending(id), t)
+            }
+            Literal::Frac(text) => {
+                let t = exp.cloned().unwrap_or_else(|| self.table.fresh());
+                let Some(frac) = self.prelude_class("Fractional") else {
+                    let v = text.parse().unwrap_or(0.0);
+                    return (Expr::Lit(Lit::Double(v), span), self.prim_type("Double"));
+                };
+                let hole = self.want(frac, t.clone(), span, format!("the literal `{text}`"));
+                let id = self.add_pending(Pending::Frac {
+                    text: text.clone(),
+                    ty: t.clone(),
+                    hole,
+                    span,
+                });
+                (Expr::Pending(id), t)
+            }
+        }
+    }
+
+    /// An application `head args...`: each argument is checked against the
+    /// parameter type the function's type gives it.
+    #[allow(clippy::too_many_arguments)]
+    fn tc_app(
+        &mut self,
+        he: Expr,
+        ht: Type,
+        desc: Option<String>,
+        args: &[&ast::Expr],
+        start: Span,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let mut e = he;
+        let mut t = ht.clone();
+        for (i, a) in args.iter().enumerate() {
+            let (arg_t, res_t) = match self.as_fun(&t) {
+                Some(p) => p,
+                None => {
+                    let h = self.table.head(&t);
+                    match h.ty() {
+                        Ty::Var(_) => {
+                            let (x, r) = (self.table.fresh(), self.table.fresh());
+                            let f = self.fun(x.clone(), r.clone());
+                            if !self.expect(&f, &t, span, &Ctx::Plain) {
+                                for a in &args[i..] {
+                                    self.infer(a);
+                                }
+                                return (e, exp.cloned().unwrap_or_else(Type::error));
+                            }
+                            (x, r)
+                        }
+                        Ty::Error => {
+                            for a in &args[i..] {
+                                let (ae, _) = self.infer(a);
+                                e = Expr::app(e, ae, span);
+                            }
+                            return (e, exp.cloned().unwrap_or_else(Type::error));
+                        }
+                        _ => {
+                            let has = self.arity_of(&ht);
+                            let ht_s = self.show_type(&ht);
+                            let who = match &desc {
+                                Some(d) => format!("`{d}`"),
+                                None => "this function".to_string(),
+                            };
+                            let msg = format!(
+                                "{who} is applied to {}, but its type `{ht_s}` has {}",
+                                count(args.len(), "argument"),
+                                if has == 0 {
+                                    "none".to_string()
+                                } else {
+                                    format!("only {has}")
+                                }
+                            );
+                            let found = self.show_type(&t);
+                            self.error(
+                                Diagnostic::error(span, msg)
+                                    .with_label(format!("expected a function, found `{found}`")),
+                            );
+                            for a in &args[i..] {
+                                self.infer(a);
+                            }
+                            return (e, exp.cloned().unwrap_or_else(Type::error));
+                        }
+                    }
+                }
+            };
+            let ae = self.check(a, &arg_t, &Ctx::Arg(desc.clone(), i + 1));
+            e = Expr::app(e, ae, start.to(a.span()));
+            t = res_t;
+        }
+        self.finish(e, t, exp, span, ctx)
+    }
+
+    fn tc_lambda(
+        &mut self,
+        pats: &[ast::Pat],
+        body: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        // Decompose the expected type when it is visibly a function of
+        // enough arguments; otherwise infer and unify at the end.
+        let mut parts = Vec::new();
+        let mut res = None;
+        if let Some(x) = exp {
+            let mut t = x.clone();
+            for _ in pats {
+                match self.as_fun(&t) {
+                    Some((a, r)) => {
+                        parts.push(a);
+                        t = r;
+                    }
+                    None => break,
+                }
+            }
+            if parts.len() == pats.len() {
+                res = Some(t);
+            } else {
+                parts.clear();
+            }
+        }
+        let checked = res.is_some();
+        if !checked {
+            parts = pats.iter().map(|_| self.table.fresh()).collect();
+        }
+        let mark = self.locals.len();
+        let mut binds = Vec::new();
+        let ps: Vec<Pat> = pats
+            .iter()
+            .zip(&parts)
+            .map(|(p, t)| self.check_pat(p, t, &mut binds))
+            .collect();
+        self.push_binds(binds);
+        let (be, bt) = match &res {
+            Some(r) => (self.check(body, r, &Ctx::Plain), r.clone()),
+            None => self.infer(body),
+        };
+        self.locals.truncate(mark);
+        let t = parts.into_iter().rev().fold(bt, |r, a| self.fun(a, r));
+        let e = Expr::Lambda(ps, Box::new(be), span);
+        if checked {
+            (e, exp.cloned().unwrap_or(t))
+        } else {
+            self.finish(e, t, exp, span, ctx)
+        }
+    }
+
+    /// `(e :: T)`.
+    fn tc_annotated(
+        &mut self,
+        inner: &ast::Expr,
+        qt: &ast::QualType,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let Some(scheme) = self.convert_sig(qt) else {
+            let (e, _) = self.infer(inner);
+            return (e, exp.cloned().unwrap_or_else(Type::error));
+        };
+        if scheme.vars.is_empty() && scheme.preds.is_empty() {
+            let e = self.check(inner, &scheme.ty, &Ctx::Annotation);
+            return self.finish(e, scheme.ty, exp, span, ctx);
+        }
+        // A polymorphic annotation: check the expression against the
+        // scheme like a binding with a signature, then use it at an instance.
+        let name = self.fresh_name("ann");
+        let owner = Sym::from("the annotation");
+        let (dicts, body) = self.check_against_scheme(&scheme, Some((owner, qt.span)), |tc, ty| {
+            tc.check(inner, ty, &Ctx::Annotation)
+        });
+        let binding = elab::Binding::Fun {
+            name: Name::Local(name.clone()),
+            dicts,
+            clauses: vec![elab::Clause {
+                args: Vec::new(),
+                rhs: Rhs {
+                    body: RhsBody::Plain(body),
+                    wheres: Vec::new(),
+                    span,
+                },
+                span,
+            }],
+            span,
+        };
+        let (t, preds) = self.instantiate(&scheme);
+        let use_ = self.apply_dicts(
+            Expr::local(name, span),
+            preds,
+            span,
+            "an expression type signature",
+        );
+        let e = Expr::Let(vec![binding], Box::new(use_), span);
+        self.finish(e, t, exp, span, ctx)
+    }
+
+    /// A right-hand side (`= e` or guards, with `where`) against a type.
+    pub fn check_rhs(&mut self, rhs: &ast::Rhs, exp: &Type) -> Rhs {
+        let mark = self.locals.len();
+        let wheres = self.infer_local_binds(&rhs.wheres);
+        let body = match &rhs.body {
+            ast::RhsBody::Plain(e) => RhsBody::Plain(self.check(e, exp, &Ctx::Plain)),
+            ast::RhsBody::Guarded(gs) => RhsBody::Guarded(
+                gs.iter()
+                    .map(|g| {
+                        let mark2 = self.locals.len();
+                        let guards = g.guards.iter().map(|s| self.tc_qual(s, false)).collect();
+                        let body = self.check(&g.body, exp, &Ctx::Plain);
+                        self.locals.truncate(mark2);
+                        elab::Guarded {
+                            guards,
+                            body,
+                            span: g.span,
+                        }
+                    })
+                    .collect(),
+            ),
+        };
+        self.locals.truncate(mark);
+        Rhs {
+            body,
+            wheres,
+            span: rhs.span,
+        }
+    }
+
+    /// A qualifier of a guard (`generator` false) or a list comprehension
+    /// (`generator` true); its binders are left in scope.
+    fn tc_qual(&mut self, s: &ast::Stmt, generator: bool) -> Stmt {
+        match s {
+            ast::Stmt::Expr(e) => {
+                let b = self.bool_type();
+                Stmt::Expr(self.check(e, &b, &Ctx::Guard))
+            }
+            ast::Stmt::Bind(p, e, span) => {
+                let (ee, pt) = if generator {
+                    let a = self.table.fresh();
+                    let la = self.list_of(a.clone());
+                    (self.check(e, &la, &Ctx::Generator), a)
+                } else {
+                    self.infer(e)
+                };
+                let mut binds = Vec::new();
+                let pat = self.check_pat(p, &pt, &mut binds);
+                self.push_binds(binds);
+                Stmt::Bind(pat, ee, *span)
+            }
+            ast::Stmt::Let(ds, span) => Stmt::Let(self.infer_local_binds(ds), *span),
+        }
+    }
+
+    /// `do` blocks, elaborated to `>>=` and `>>` of the block's monad (and
+    /// `fail` of MonadFail for a pattern that can fail).
+    fn tc_do(
+        &mut self,
+        stmts: &[ast::Stmt],
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let Some((last, init)) = stmts.split_last() else {
+            self.error(Diagnostic::error(span, "empty `do` block"));
+            return (Expr::Tuple(Vec::new(), span), Type::error());
+        };
+        let ast::Stmt::Expr(last_e) = last else {
+            self.error(
+                Diagnostic::error(
+                    last.span(),
+                    "the last statement of a `do` block must be an expression",
+                )
+                .with_help("add an expression such as `return ()` after it"),
+            );
+            for s in stmts {
+                if let ast::Stmt::Bind(_, e, _) = s {
+                    self.infer(e);
+                }
+            }
+            return (Expr::Tuple(Vec::new(), span), Type::error());
+        };
+        if init.is_empty() {
+            return self.tc_expr(last_e, exp, ctx);
+        }
+        let m = self.table.fresh();
+        let res_val = self.table.fresh();
+        let res_t = Type::app(m.clone(), res_val);
+        if let Some(x) = exp {
+            self.expect(x, &res_t, span, ctx);
+        }
+        let mark = self.locals.len();
+        let mut steps = Vec::new();
+        for s in init {
+            match s {
+                ast::Stmt::Expr(e) => {
+                    let a = self.table.fresh();
+                    let ma = Type::app(m.clone(), a.clone());
+                    let ee = self.check(e, &ma, &Ctx::Stmt);
+                    let (op, opt) =
+                        self.prelude_value(">>", e.span(), "a statement in a `do` block");
+                    let b = self.table.fresh();
+                    let mb = Type::app(m.clone(), b);
+                    let want = self.fun(ma, self.fun(mb.clone(), mb));
+                    self.table.unify(&want, &opt).ok();
+                    steps.push(DoStep::Then(op, ee, e.span()));
+                }
+                ast::Stmt::Bind(p, e, sp) => {
+                    let a = self.table.fresh();
+                    let ma = Type::app(m.clone(), a.clone());
+                    let ee = self.check(e, &ma, &Ctx::Stmt);
+                    let mut binds = Vec::new();
+                    let pat = self.check_pat(p, &a, &mut binds);
+                    self.push_binds(binds);
+                    let (op, opt) = self.prelude_value(">>=", *sp, "a statement in a `do` block");
+                    let b = self.table.fresh();
+                    let mb = Type::app(m.clone(), b);
+                    let want = self.fun(ma, self.fun(self.fun(a, mb.clone()), mb));
+                    self.table.unify(&want, &opt).ok();
+                    let fail = if self.pat_can_fail(&pat) {
+                        let what = "a `do` statement whose pattern can fail";
+                        let (f, ft) = self.prelude_value("fail", p.span(), what);
+                        let c = self.table.fresh();
+                        let want = self.fun(self.string_type(), Type::app(m.clone(), c));
+                        self.table.unify(&want, &ft).ok();
+                        Some(f)
+                    } else {
+                        None
+                    };
+                    steps.push(DoStep::Bind(op, pat, ee, fail, *sp));
+                }
+                ast::Stmt::Let(ds, sp) => {
+                    let binds = self.infer_local_binds(ds);
+                    steps.push(DoStep::Let(binds, *sp));
+                }
+            }
+        }
+        let last_t = res_t.clone();
+        let mut acc = self.check(last_e, &last_t, &Ctx::Stmt);
+        self.locals.truncate(mark);
+        for step in steps.into_iter().rev() {
+            acc = match step {
+                DoStep::Then(op, e, sp) => Expr::app(Expr::app(op, e, sp), acc, span),
+                DoStep::Let(binds, sp) => Expr::Let(binds, Box::new(acc), sp.to(span)),
+                DoStep::Bind(op, pat, e, fail, sp) => {
+                    let lam = match fail {
+                        None => Expr::Lambda(vec![pat], Box::new(acc), sp),
+                        Some(f) => {
+                            let x = self.fresh_name("do");
+                            let pspan = pat_span(&pat);
+                            let alts = vec![
+                                Alt {
+                                    pat,
+                                    rhs: plain_rhs(acc, sp),
+                                    span: sp,
+                                },
+                                Alt {
+                                    pat: Pat::Wildcard(sp),
+                                    rhs: plain_rhs(
+                                        Expr::app(f, Expr::Lit(Lit::DoFailMsg(pspan), pspan), sp),
+                                        sp,
+                                    ),
+                                    span: sp,
+                                },
+                            ];
+                            let case = Expr::Case(Box::new(Expr::local(x.clone(), sp)), alts, sp);
+                            Expr::Lambda(vec![Pat::Var(x, sp)], Box::new(case), sp)
+                        }
+                    };
+                    Expr::app(Expr::app(op, e, sp), lam, span)
+                }
+            };
+        }
+        (acc, exp.cloned().unwrap_or(res_t))
+    }
+
+    /// Whether matching the pattern can fail (GHC's notion: constructors of
+    /// types with one constructor, variables, lazy patterns and tuples of
+    /// such cannot).
+    pub fn pat_can_fail(&self, p: &Pat) -> bool {
+        match p {
+            Pat::Var(..) | Pat::Wildcard(_) | Pat::Lazy(..) => false,
+            Pat::Bang(p, _) | Pat::As(_, p, _) => self.pat_can_fail(p),
+            Pat::Tuple(ps, _) => ps.iter().any(|p| self.pat_can_fail(p)),
+            Pat::Con(c, ps, _) => {
+                let single = self.env.datacons.get(c).is_some_and(|info| {
+                    matches!(&self.env.tycon(info.tycon).def, super::env::TyConDef::Data { cons, .. } if cons.len() == 1)
+                });
+                !single || ps.iter().any(|p| self.pat_can_fail(p))
+            }
+            Pat::Lit(..) | Pat::Overloaded { .. } | Pat::List(..) | Pat::Pending(..) => true,
+        }
+    }
+
+    // ------------------------------------------------------------ patterns
+
+    /// Checks a pattern against the type its context gives it; its
+    /// variables are added to `binds`.
+    pub fn check_pat(&mut self, p: &ast::Pat, exp: &Type, binds: &mut Binds) -> Pat {
+        use ast::Pat as P;
+        match p {
+            P::Var(id) => {
+                binds.push((id.name.clone(), exp.clone()));
+                Pat::Var(id.name.clone(), id.span)
+            }
+            P::Wildcard(s) => Pat::Wildcard(*s),
+            P::Lit(l, s) => self.tc_pat_lit(l, false, exp, *s),
+            P::NegLit(l, s) => self.tc_pat_lit(l, true, exp, *s),
+            P::Con(q, args, span) => {
+                let g = Tc::global_of(q);
+                let Some(info) = self.env.datacons.get(&g).cloned() else {
+                    self.error(Diagnostic::error(
+                        q.span,
+                        format!("data constructor `{q}` is not in scope"),
+                    ));
+                    for a in args {
+                        self.check_pat(a, &Type::error(), binds);
+                    }
+                    return Pat::Wildcard(*span);
+                };
+                if args.len() != info.arity {
+                    let given = match args.len() {
+                        0 => "none".to_string(),
+                        n => n.to_string(),
+                    };
+                    self.error(Diagnostic::error(
+                        *span,
+                        format!(
+                            "the constructor `{}` should have {}, but has been given {given}",
+                            q.name,
+                            count(info.arity, "argument")
+                        ),
+                    ));
+                    for a in args {
+                        self.check_pat(a, &Type::error(), binds);
+                    }
+                    return Pat::Wildcard(*span);
+                }
+                let (mut t, _) = self.instantiate(&info.scheme);
+                let mut fields = Vec::new();
+                for _ in 0..info.arity {
+                    match self.as_fun(&t) {
+                        Some((a, r)) => {
+                            fields.push(a);
+                            t = r;
+                        }
+                        None => fields.push(Type::error()),
+                    }
+                }
+                self.expect(exp, &t, *span, &Ctx::Pattern);
+                let ps = args
+                    .iter()
+                    .zip(&fields)
+                    .map(|(a, ft)| self.check_pat(a, ft, binds))
+                    .collect();
+                Pat::Con(g, ps, *span)
+            }
+            P::Tuple(ps, span) => {
+                let (h, args) = self.table.spine(exp);
+                let is_tuple = matches!(h.ty(), Ty::Con(c) if self.known.tuples.get(ps.len()).copied().flatten() == Some(*c));
+                if is_tuple && args.len() == ps.len() {
+                    let out = ps
+                        .iter()
+                        .zip(&args)
+                        .map(|(p, t)| self.check_pat(p, t, binds))
+                        .collect();
+                    return Pat::Tuple(out, *span);
+                }
+                let tys: Vec<Type> = ps.iter().map(|_| self.table.fresh()).collect();
+                let t = self.tuple_of(tys.clone());
+                self.expect(exp, &t, *span, &Ctx::Pattern);
+                let out = ps
+                    .iter()
+                    .zip(&tys)
+                    .map(|(p, t)| self.check_pat(p, t, binds))
+                    .collect();
+                Pat::Tuple(out, *span)
+            }
+            P::List(ps, span) => {
+                let elem = match self.as_list(exp) {
+                    Some(t) => t,
+                    None => {
+                        let a = self.table.fresh();
+                        let la = self.list_of(a.clone());
+                        self.expect(exp, &la, *span, &Ctx::Pattern);
+                        a
+                    }
+                };
+                let out = ps.iter().map(|p| self.check_pat(p, &elem, binds)).collect();
+                Pat::List(out, *span)
+            }
+            P::As(id, inner, span) => {
+                binds.push((id.name.clone(), exp.clone()));
+                let ip = self.check_pat(inner, exp, binds);
+                Pat::As(id.name.clone(), Box::new(ip), *span)
+            }
+            P::Lazy(inner, span) => Pat::Lazy(Box::new(self.check_pat(inner, exp, binds)), *span),
+            P::Bang(inner, span) => Pat::Bang(Box::new(self.check_pat(inner, exp, binds)), *span),
+            P::Paren(inner, _) => self.check_pat(inner, exp, binds),
+            P::Typed(inner, qt, _) => {
+                if let Some(s) = self.convert_sig(qt) {
+                    let (t, _) = self.instantiate(&s);
+                    self.expect(exp, &t, qt.span, &Ctx::Pattern);
+                }
+                self.check_pat(inner, exp, binds)
+            }
+            P::Record(_, _, span) => {
+                self.error(Diagnostic::error(
+                    *span,
+                    "record patterns are not supported yet",
+                ));
+                Pat::Wildcard(*span)
+            }
+            P::OpChain(_, span) => {
+                self.error(Diagnostic::error(
+                    *span,
+                    "internal error: unresolved operator chain",
+                ));
+                Pat::Wildcard(*span)
+            }
+        }
+    }
+
+    fn tc_pat_lit(&mut self, l: &Literal, negative: bool, exp: &Type, span: Span) -> Pat {
+        match l {
+            Literal::Char(c) => {
+                let t = self.char_type();
+                self.expect(exp, &t, span, &Ctx::Pattern);
+                Pat::Lit(Lit::Char(*c), span)
+            }
+            Literal::Str(s) => {
+                let t = self.string_type();
+                self.expect(exp, &t, span, &Ctx::Pattern);
+                Pat::Lit(Lit::Str(s.clone()), span)
+            }
+            Literal::Int(_) | Literal::Frac(_) => {
+                let frac = matches!(l, Literal::Frac(_));
+                let (Some(eq), Some(num)) = (
+                    self.prelude_class("Eq"),
+                    self.prelude_class(if frac { "Fractional" } else { "Num" }),
+                ) else {
+                    self.error(Diagnostic::error(
+                        span,
+                        "numeric literal patterns need the Prelude",
+                    ));
+                    return Pat::Wildcard(span);
+                };
+                let text = match l {
+                    Literal::Int(s) | Literal::Frac(s) => s.clone(),
+                    _ => Sym::from(""),
+                };
+                let what = format!("the literal `{}{text}`", if negative { "-" } else { "" });
+                let eq_hole = self.want(eq, exp.clone(), span, what.clone());
+                let num_hole = self.want(num, exp.clone(), span, what);
+                let id = self.add_pending(Pending::PatNum {
+                    lit: l.clone(),
+                    negative,
+                    ty: exp.clone(),
+                    eq: eq_hole,
+                    num: num_hole,
+                    span,
+                });
+                Pat::Pending(id, span)
+            }
+        }
+    }
+}
+
+pub fn plain_rhs(e: Expr, span: Span) -> Rhs {
+    Rhs {
+        body: RhsBody::Plain(e),
+        wheres: Vec::new(),
+        span,
+    }
+}
+
+pub fn pat_span(p: &Pat) -> Span {
+    match p {
+        Pat::Var(_, s)
+        | Pat::Wildcard(s)
+        | Pat::Lit(_, s)
+        | Pat::Con(_, _, s)
+        | Pat::Tuple(_, s)
+        | Pat::List(_, s)
+        | Pat::As(_, _, s)
+        | Pat::Lazy(_, s)
+        | Pat::Bang(_, s)
+        | Pat::Pending(_, s) => *s,
+        Pat::Overloaded { span, .. } => *span,
+    }
+}

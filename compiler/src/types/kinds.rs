@@ -1,0 +1,859 @@
+//! Kinds: inference for the type declarations of a module (data, newtype,
+//! synonyms, classes; unconstrained kinds default to `*`), kind checking of
+//! signatures and annotations, and the conversion of syntax types into
+//! `Type`s with synonyms expanded (and remembered for printing).
+
+use super::env::*;
+use super::tc::Tc;
+use super::ty::*;
+use gph_syntax::ast::{self, Decl};
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// Type variables in scope during kind checking, with their kinds.
+pub type KScope = Vec<(Sym, Kind)>;
+
+/// Prints a syntax type the way the user wrote it (unqualified names).
+pub fn show_ast_type(t: &ast::Type) -> String {
+    fn go(t: &ast::Type, prec: u8, out: &mut String) {
+        match t {
+            ast::Type::Var(i) => out.push_str(&i.name),
+            ast::Type::Con(q) => out.push_str(&q.name),
+            ast::Type::App(f, a, _) => {
+                if prec >= 2 {
+                    out.push('(');
+                }
+                go(f, 1, out);
+                out.push(' ');
+                go(a, 2, out);
+                if prec >= 2 {
+                    out.push(')');
+                }
+            }
+            ast::Type::Fun(a, b, _) => {
+                if prec >= 1 {
+                    out.push('(');
+                }
+                go(a, 1, out);
+                out.push_str(" -> ");
+                go(b, 0, out);
+                if prec >= 1 {
+                    out.push(')');
+                }
+            }
+            ast::Type::List(a, _) => {
+                out.push('[');
+                go(a, 0, out);
+                out.push(']');
+            }
+            ast::Type::Tuple(ts, _) => {
+                out.push('(');
+                for (i, x) in ts.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    go(x, 0, out);
+                }
+                out.push(')');
+            }
+            ast::Type::Bang(a, _) => {
+                out.push('!');
+                go(a, 2, out);
+            }
+        }
+    }
+    let mut s = String::new();
+    go(t, 0, &mut s);
+    s
+}
+
+fn ast_spine(t: &ast::Type) -> (&ast::Type, Vec<&ast::Type>) {
+    let mut args = Vec::new();
+    let mut t = t;
+    while let ast::Type::App(f, a, _) = t {
+        args.push(&**a);
+        t = f;
+    }
+    args.reverse();
+    (t, args)
+}
+
+impl Tc {
+    // ------------------------------------------------------------ kind unification
+
+    pub fn kfresh(&mut self) -> Kind {
+        self.kvars.push(None);
+        Kind::Var(self.kvars.len() as u32 - 1)
+    }
+
+    fn kprune(&self, k: &Kind) -> Kind {
+        let mut k = k.clone();
+        while let Kind::Var(v) = k {
+            match self.kvars.get(v as usize).cloned().flatten() {
+                Some(next) => k = next,
+                None => break,
+            }
+        }
+        k
+    }
+
+    fn koccurs(&self, v: u32, k: &Kind) -> bool {
+        match self.kprune(k) {
+            Kind::Var(w) => w == v,
+            Kind::Star => false,
+            Kind::Arrow(a, b) => self.koccurs(v, &a) || self.koccurs(v, &b),
+        }
+    }
+
+    pub fn kunify(&mut self, a: &Kind, b: &Kind) -> bool {
+        let (a, b) = (self.kprune(a), self.kprune(b));
+        match (&a, &b) {
+            (Kind::Star, Kind::Star) => true,
+            (Kind::Var(x), Kind::Var(y)) if x == y => true,
+            (Kind::Var(x), k) | (k, Kind::Var(x)) => {
+                if self.koccurs(*x, k) {
+                    return false;
+                }
+                self.kvars[*x as usize] = Some(k.clone());
+                true
+            }
+            (Kind::Arrow(a1, b1), Kind::Arrow(a2, b2)) => {
+                self.kunify(a1, a2) && self.kunify(b1, b2)
+            }
+            _ => false,
+        }
+    }
+
+    /// Resolves a kind, defaulting unconstrained variables to `*`.
+    pub fn kdefault(&self, k: &Kind) -> Kind {
+        match self.kprune(k) {
+            Kind::Var(_) | Kind::Star => Kind::Star,
+            Kind::Arrow(a, b) => Kind::arrow(self.kdefault(&a), self.kdefault(&b)),
+        }
+    }
+
+    fn kshow(&self, k: &Kind) -> String {
+        self.kdefault(k).to_string()
+    }
+
+    // ------------------------------------------------------------ kind checking
+
+    fn tycon_of_name(&self, q: &ast::QName) -> Option<TcId> {
+        self.env.lookup_tycon(&Tc::global_of(q))
+    }
+
+    /// The kind of a syntax type; reports errors and returns `None` after one.
+    /// `new_vars`: unknown type variables are added to the scope (in a
+    /// signature) rather than reported (in a declaration's body).
+    pub fn kind_of(&mut self, t: &ast::Type, scope: &mut KScope, new_vars: bool) -> Option<Kind> {
+        match t {
+            ast::Type::Var(id) => {
+                if let Some((_, k)) = scope.iter().find(|(n, _)| *n == id.name) {
+                    return Some(k.clone());
+                }
+                if new_vars {
+                    let k = self.kfresh();
+                    scope.push((id.name.clone(), k.clone()));
+                    Some(k)
+                } else {
+                    self.error(Diagnostic::error(
+                        id.span,
+                        format!("type variable `{}` is not in scope", id.name),
+                    ));
+                    None
+                }
+            }
+            ast::Type::Con(q) => match self.tycon_of_name(q) {
+                Some(tc) => {
+                    let info = self.env.tycon(tc);
+                    if let TyConDef::Synonym { params, .. } = info.def {
+                        if params > 0 {
+                            self.synonym_arity_error(q, params, 0, q.span);
+                            return None;
+                        }
+                    }
+                    Some(info.kind.clone())
+                }
+                None => {
+                    if self.env.lookup_class(&Tc::global_of(q)).is_some() {
+                        self.error(Diagnostic::error(
+                            q.span,
+                            format!("`{}` is a class, but it is used as a type", q.name),
+                        ));
+                    } else {
+                        self.error(Diagnostic::error(
+                            q.span,
+                            format!("type `{}` is not in scope", q.name),
+                        ));
+                    }
+                    None
+                }
+            },
+            ast::Type::App(_, _, span) => {
+                let (head, args) = ast_spine(t);
+                if let ast::Type::Con(q) = head {
+                    if let Some(tc) = self.tycon_of_name(q) {
+                        if let TyConDef::Synonym { params, .. } = self.env.tycon(tc).def {
+                            if args.len() < params {
+                                self.synonym_arity_error(q, params, args.len(), *span);
+                                return None;
+                            }
+                        }
+                    }
+                }
+                let mut kf = match head {
+                    ast::Type::Con(q) => match self.tycon_of_name(q) {
+                        Some(tc) => self.env.tycon(tc).kind.clone(),
+                        None => self.kind_of(head, scope, new_vars)?,
+                    },
+                    _ => self.kind_of(head, scope, new_vars)?,
+                };
+                let mut applied_span = head.span();
+                for a in args {
+                    let ka = self.kind_of(a, scope, new_vars)?;
+                    match self.kprune(&kf) {
+                        Kind::Arrow(p, r) => {
+                            if !self.kunify(&p, &ka) {
+                                let msg = format!(
+                                    "expected kind `{}`, but `{}` has kind `{}`",
+                                    self.kshow(&p),
+                                    show_ast_type(a),
+                                    self.kshow(&ka)
+                                );
+                                self.error(Diagnostic::error(a.span(), msg));
+                                return None;
+                            }
+                            kf = (*r).clone();
+                        }
+                        Kind::Var(_) => {
+                            let r = self.kfresh();
+                            let want = Kind::arrow(ka, r.clone());
+                            if !self.kunify(&kf, &want) {
+                                self.error(Diagnostic::error(a.span(), "kind mismatch"));
+                                return None;
+                            }
+                            kf = r;
+                        }
+                        Kind::Star => {
+                            let partial =
+                                ast::Type::App(Box::new(head.clone()), Box::new(a.clone()), *span);
+                            let shown = show_ast_type(&partial);
+                            let shown = shown
+                                .rsplit_once(' ')
+                                .map_or(shown.clone(), |(f, _)| f.to_string());
+                            let msg = format!(
+                                "expected kind `{} -> *`, but `{}` has kind `*`",
+                                self.kshow(&ka),
+                                shown.trim_start_matches('(')
+                            );
+                            self.error(
+                                Diagnostic::error(applied_span, msg)
+                                    .with_label("this is applied to too many type arguments"),
+                            );
+                            return None;
+                        }
+                    }
+                    applied_span = applied_span.to(a.span());
+                }
+                Some(kf)
+            }
+            ast::Type::Fun(a, b, _) => {
+                let ok_a = self.expect_star(a, scope, new_vars);
+                let ok_b = self.expect_star(b, scope, new_vars);
+                (ok_a && ok_b).then_some(Kind::Star)
+            }
+            ast::Type::List(a, _) => self.expect_star(a, scope, new_vars).then_some(Kind::Star),
+            ast::Type::Tuple(ts, _) => {
+                let mut ok = true;
+                for x in ts {
+                    ok &= self.expect_star(x, scope, new_vars);
+                }
+                ok.then_some(Kind::Star)
+            }
+            ast::Type::Bang(_, span) => {
+                self.error(
+                    Diagnostic::error(
+                        *span,
+                        format!("unexpected strictness annotation: {}", show_ast_type(t)),
+                    )
+                    .with_help(
+                        "a strictness mark `!` may only stand before a field of a data constructor",
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    fn synonym_arity_error(&mut self, q: &ast::QName, params: usize, given: usize, span: Span) {
+        let given = if given == 0 {
+            "none".to_string()
+        } else {
+            given.to_string()
+        };
+        self.error(Diagnostic::error(
+            span,
+            format!(
+                "the type synonym `{}` should have {}, but has been given {given}",
+                q.name,
+                super::errors::count(params, "argument")
+            ),
+        ));
+    }
+
+    /// Checks that a syntax type has kind `*`.
+    pub fn expect_star(&mut self, t: &ast::Type, scope: &mut KScope, new_vars: bool) -> bool {
+        let Some(k) = self.kind_of(t, scope, new_vars) else {
+            return false;
+        };
+        if self.kunify(&k, &Kind::Star) {
+            return true;
+        }
+        let kd = self.kdefault(&k);
+        let mut missing = 0;
+        let mut kk = kd.clone();
+        while let Kind::Arrow(_, r) = kk {
+            missing += 1;
+            kk = (*r).clone();
+        }
+        let shown = show_ast_type(t);
+        let msg = if missing > 0 {
+            format!(
+                "expecting {} more argument{} to `{shown}`",
+                if missing == 1 {
+                    "one".to_string()
+                } else {
+                    missing.to_string()
+                },
+                if missing == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("`{shown}` is not a type")
+        };
+        self.error(
+            Diagnostic::error(t.span(), msg)
+                .with_label(format!("expected a type, but `{shown}` has kind `{kd}`")),
+        );
+        false
+    }
+
+    /// Checks the kind of a constraint `C t`.
+    fn check_pred_kind(
+        &mut self,
+        p: &ast::Pred,
+        scope: &mut KScope,
+        new_vars: bool,
+    ) -> Option<ClassId> {
+        let g = Tc::global_of(&p.class);
+        let Some(c) = self.env.lookup_class(&g) else {
+            self.error(Diagnostic::error(
+                p.class.span,
+                format!("class `{}` is not in scope", p.class.name),
+            ));
+            return None;
+        };
+        let k = self.kind_of(&p.ty, scope, new_vars)?;
+        let ck = self.env.class(c).kind.clone();
+        if !self.kunify(&k, &ck) {
+            let msg = format!(
+                "expected kind `{}` for the argument of `{}`, but `{}` has kind `{}`",
+                self.kshow(&ck),
+                p.class.name,
+                show_ast_type(&p.ty),
+                self.kshow(&k)
+            );
+            self.error(Diagnostic::error(p.ty.span(), msg));
+            return None;
+        }
+        Some(c)
+    }
+
+    // ------------------------------------------------------------ conversion
+
+    /// Converts a kind-correct syntax type (errors become the error type).
+    pub fn to_type(&mut self, t: &ast::Type, vars: &HashMap<Sym, Type>) -> Type {
+        match t {
+            ast::Type::Var(id) => vars.get(&id.name).cloned().unwrap_or_else(Type::error),
+            ast::Type::Con(q) => match self.tycon_of_name(q) {
+                Some(tc) => match &self.env.tycon(tc).def {
+                    TyConDef::Synonym { params: 0, rhs } => {
+                        Type::new(Ty::Syn(tc, Vec::new(), rhs.clone()))
+                    }
+                    TyConDef::Synonym { .. } => Type::error(),
+                    _ => Type::con(tc),
+                },
+                None => Type::error(),
+            },
+            ast::Type::App(..) => {
+                let (head, args) = ast_spine(t);
+                let args: Vec<Type> = args.iter().map(|a| self.to_type(a, vars)).collect();
+                if let ast::Type::Con(q) = head {
+                    if let Some(tc) = self.tycon_of_name(q) {
+                        if let TyConDef::Synonym { params, rhs } = &self.env.tycon(tc).def {
+                            let (params, rhs) = (*params, rhs.clone());
+                            if args.len() < params {
+                                return Type::error();
+                            }
+                            let (now, rest) = args.split_at(params);
+                            let syn = Type::new(Ty::Syn(tc, now.to_vec(), subst_gen(&rhs, now)));
+                            return Type::apps(syn, rest.iter().cloned());
+                        }
+                    }
+                }
+                let h = self.to_type(head, vars);
+                Type::apps(h, args)
+            }
+            ast::Type::Fun(a, b, _) => {
+                let (a, b) = (self.to_type(a, vars), self.to_type(b, vars));
+                self.fun(a, b)
+            }
+            ast::Type::List(a, _) => {
+                let a = self.to_type(a, vars);
+                self.list_of(a)
+            }
+            ast::Type::Tuple(ts, _) => {
+                let ts = ts.iter().map(|x| self.to_type(x, vars)).collect();
+                self.tuple_of(ts)
+            }
+            ast::Type::Bang(a, _) => self.to_type(a, vars),
+        }
+    }
+
+    fn gen_vars(scope: &KScope) -> HashMap<Sym, Type> {
+        scope
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n.clone(), Type::gen(i as u32)))
+            .collect()
+    }
+
+    /// A type signature (or annotation) as a scheme; `None` after an error.
+    pub fn convert_sig(&mut self, qt: &ast::QualType) -> Option<Scheme> {
+        let mut scope = KScope::new();
+        let mut ok = self.expect_star(&qt.ty, &mut scope, true);
+        let mut classes = Vec::new();
+        for p in &qt.context {
+            match self.check_pred_kind(p, &mut scope, true) {
+                Some(c) => classes.push(c),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let vars = Tc::gen_vars(&scope);
+        let ty = self.to_type(&qt.ty, &vars);
+        let preds = qt
+            .context
+            .iter()
+            .zip(classes)
+            .map(|(p, class)| Pred {
+                class,
+                ty: self.to_type(&p.ty, &vars),
+            })
+            .collect();
+        Some(Scheme {
+            vars: scope.into_iter().map(|(n, _)| Some(n)).collect(),
+            preds,
+            ty,
+        })
+    }
+
+    /// A type in a declaration (instance head, foreign import): its scheme
+    /// over the variables it mentions, and the kind it has.
+    pub fn convert_open(&mut self, t: &ast::Type, context: &[ast::Pred]) -> Option<(Scheme, Kind)> {
+        let mut scope = KScope::new();
+        let k = self.kind_of(t, &mut scope, true)?;
+        let mut preds = Vec::new();
+        let mut ok = true;
+        for p in context {
+            let before = scope.len();
+            match self.check_pred_kind(p, &mut scope, true) {
+                Some(c) => preds.push((c, &p.ty)),
+                None => ok = false,
+            }
+            if scope.len() > before {
+                let (n, _) = &scope[before];
+                self.error(Diagnostic::error(
+                    p.ty.span(),
+                    format!(
+                        "type variable `{n}` of the context does not appear in the instance head"
+                    ),
+                ));
+                ok = false;
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let vars = Tc::gen_vars(&scope);
+        let ty = self.to_type(t, &vars);
+        let preds = preds
+            .into_iter()
+            .map(|(class, pt)| Pred {
+                class,
+                ty: self.to_type(pt, &vars),
+            })
+            .collect();
+        let k = self.kdefault(&k);
+        Some((
+            Scheme {
+                vars: scope.into_iter().map(|(n, _)| Some(n)).collect(),
+                preds,
+                ty,
+            },
+            k,
+        ))
+    }
+
+    // ------------------------------------------------------------ declarations
+
+    /// Registers and kind-checks the type-level declarations of a module:
+    /// data types, newtypes, synonyms and classes; then builds constructor
+    /// types, synonym expansions and method types.
+    pub fn declare_types(&mut self, decls: &[Decl]) {
+        let module = self.module.clone();
+        let g = |name: &Sym| Global {
+            module: module.clone(),
+            name: name.clone(),
+        };
+        // 1. Register every name, with kind variables.
+        let mut datas = Vec::new();
+        let mut syns = Vec::new();
+        let mut classes = Vec::new();
+        for d in decls {
+            match d {
+                Decl::Data(dd) => {
+                    let pk: Vec<Kind> = dd.params.iter().map(|_| self.kfresh()).collect();
+                    let kind = pk
+                        .iter()
+                        .rev()
+                        .fold(Kind::Star, |r, a| Kind::arrow(a.clone(), r));
+                    let tc = self.env.add_tycon(TyConInfo {
+                        name: g(&dd.name.name),
+                        kind,
+                        arity: dd.params.len(),
+                        def: TyConDef::Data {
+                            newtype: dd.newtype,
+                            cons: dd.constrs.iter().map(|c| g(&c.name.name)).collect(),
+                        },
+                        span: dd.span,
+                    });
+                    datas.push((tc, dd, pk));
+                }
+                Decl::TypeSyn {
+                    name, params, span, ..
+                } => {
+                    let pk: Vec<Kind> = params.iter().map(|_| self.kfresh()).collect();
+                    let rk = self.kfresh();
+                    let kind = pk
+                        .iter()
+                        .rev()
+                        .fold(rk.clone(), |r, a| Kind::arrow(a.clone(), r));
+                    let tc = self.env.add_tycon(TyConInfo {
+                        name: g(&name.name),
+                        kind,
+                        arity: params.len(),
+                        def: TyConDef::Synonym {
+                            params: params.len(),
+                            rhs: Type::error(),
+                        },
+                        span: *span,
+                    });
+                    syns.push((tc, d, pk, rk));
+                }
+                Decl::Class(cd) => {
+                    let kind = self.kfresh();
+                    let c = self.env.add_class(ClassInfo {
+                        name: g(&cd.name.name),
+                        tyvar: cd.tyvar.name.clone(),
+                        kind,
+                        supers: Vec::new(),
+                        methods: Vec::new(),
+                        defaults: Vec::new(),
+                        span: cd.span,
+                    });
+                    classes.push((c, cd));
+                }
+                _ => {}
+            }
+        }
+        // 2. Kind inference over all of them together.
+        for (_, dd, pk) in &datas {
+            let mut scope: KScope = dd
+                .params
+                .iter()
+                .map(|p| p.name.clone())
+                .zip(pk.iter().cloned())
+                .collect();
+            for c in &dd.constrs {
+                for f in &c.fields {
+                    let t = match &f.ty {
+                        ast::Type::Bang(t, _) => &**t,
+                        t => t,
+                    };
+                    self.expect_star(t, &mut scope, false);
+                }
+            }
+        }
+        for (_, d, pk, rk) in &syns {
+            if let Decl::TypeSyn { params, ty, .. } = d {
+                let mut scope: KScope = params
+                    .iter()
+                    .map(|p| p.name.clone())
+                    .zip(pk.iter().cloned())
+                    .collect();
+                if let Some(k) = self.kind_of(ty, &mut scope, false) {
+                    if !self.kunify(&k, rk) {
+                        self.error(Diagnostic::error(
+                            ty.span(),
+                            "kind mismatch in type synonym",
+                        ));
+                    }
+                }
+            }
+        }
+        for (c, cd) in &classes {
+            let ck = self.env.class(*c).kind.clone();
+            for p in &cd.context {
+                let mut scope: KScope = vec![(cd.tyvar.name.clone(), ck.clone())];
+                self.check_pred_kind(p, &mut scope, false);
+            }
+            for d in &cd.decls {
+                if let Decl::Sig { ty, .. } = d {
+                    let mut scope: KScope = vec![(cd.tyvar.name.clone(), ck.clone())];
+                    self.expect_star(&ty.ty, &mut scope, true);
+                    for p in &ty.context {
+                        self.check_pred_kind(p, &mut scope, true);
+                    }
+                }
+            }
+        }
+        // 3. Default the kinds.
+        for (tc, _, _) in &datas {
+            let k = self.kdefault(&self.env.tycon(*tc).kind);
+            self.env.tycons[tc.0 as usize].kind = k;
+        }
+        for (tc, _, _, _) in &syns {
+            let k = self.kdefault(&self.env.tycon(*tc).kind);
+            self.env.tycons[tc.0 as usize].kind = k;
+        }
+        for (c, _) in &classes {
+            let k = self.kdefault(&self.env.class(*c).kind);
+            self.env.classes[c.0 as usize].kind = k;
+        }
+        // 4. Synonym expansions, each after the synonyms it mentions.
+        let syn_ids: HashMap<TcId, usize> = syns
+            .iter()
+            .enumerate()
+            .map(|(i, (tc, ..))| (*tc, i))
+            .collect();
+        let mut state = vec![0u8; syns.len()];
+        for i in 0..syns.len() {
+            self.convert_synonym(i, &syns, &syn_ids, &mut state);
+        }
+        // 5. Constructors.
+        for (tc, dd, _) in &datas {
+            let vars: HashMap<Sym, Type> = dd
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), Type::gen(i as u32)))
+                .collect();
+            let res = Type::apps(Type::con(*tc), (0..dd.params.len() as u32).map(Type::gen));
+            for (tag, c) in dd.constrs.iter().enumerate() {
+                let fields: Vec<Type> = c
+                    .fields
+                    .iter()
+                    .map(|f| self.to_type(&f.ty, &vars))
+                    .collect();
+                let strict: Vec<bool> = c
+                    .fields
+                    .iter()
+                    .map(|f| f.strict || matches!(f.ty, ast::Type::Bang(..)))
+                    .collect();
+                let ty = fields
+                    .iter()
+                    .rev()
+                    .fold(res.clone(), |r, a| self.fun(a.clone(), r));
+                let name = g(&c.name.name);
+                self.env.datacons.insert(
+                    name.clone(),
+                    DataConInfo {
+                        name,
+                        tycon: *tc,
+                        tag,
+                        arity: fields.len(),
+                        strict,
+                        scheme: Scheme {
+                            vars: dd.params.iter().map(|p| Some(p.name.clone())).collect(),
+                            preds: Vec::new(),
+                            ty,
+                        },
+                    },
+                );
+            }
+        }
+        // 6. Classes: superclasses and method types.
+        for (c, cd) in &classes {
+            let mut supers = Vec::new();
+            for p in &cd.context {
+                let is_var = matches!(&p.ty, ast::Type::Var(v) if v.name == cd.tyvar.name);
+                match self.env.lookup_class(&Tc::global_of(&p.class)) {
+                    Some(s) if is_var => {
+                        if *c == s || self.env.is_subclass(s, *c) {
+                            self.error(Diagnostic::error(
+                                p.span,
+                                "cycle in the superclasses of a class",
+                            ));
+                        } else if !supers.contains(&s) {
+                            supers.push(s)
+                        }
+                    }
+                    Some(_) => self.error(Diagnostic::error(
+                        p.span,
+                        format!(
+                            "a superclass constraint must be on the class variable `{}`",
+                            cd.tyvar.name
+                        ),
+                    )),
+                    None => {}
+                }
+            }
+            self.env.classes[c.0 as usize].supers = supers;
+            let mut methods = Vec::new();
+            let mut defaults = Vec::new();
+            for d in &cd.decls {
+                let Decl::Sig { names, ty, .. } = d else {
+                    continue;
+                };
+                let mut scope: KScope =
+                    vec![(cd.tyvar.name.clone(), self.env.class(*c).kind.clone())];
+                if self.kind_of(&ty.ty, &mut scope, true).is_none() {
+                    continue;
+                }
+                let mut ok = true;
+                let mut extra = Vec::new();
+                for p in &ty.context {
+                    match self.check_pred_kind(p, &mut scope, true) {
+                        Some(pc) => extra.push((pc, &p.ty)),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                let vars = Tc::gen_vars(&scope);
+                let mty = self.to_type(&ty.ty, &vars);
+                let mut preds = vec![Pred {
+                    class: *c,
+                    ty: Type::gen(0),
+                }];
+                for (pc, pt) in extra {
+                    let t = self.to_type(pt, &vars);
+                    preds.push(Pred { class: pc, ty: t });
+                }
+                let scheme = Scheme {
+                    vars: scope.iter().map(|(n, _)| Some(n.clone())).collect(),
+                    preds,
+                    ty: mty,
+                };
+                for n in names {
+                    let mg = g(&n.name);
+                    let has_default = cd.decls.iter().any(|d| match d {
+                        Decl::FunClause { name, .. } => name.name == n.name,
+                        Decl::PatBind { pat, .. } => pat_is_var(pat, &n.name),
+                        _ => false,
+                    });
+                    defaults.push(has_default.then(|| g(&Sym::from(format!("$dm{}", n.name)))));
+                    self.env.methods.insert(mg.clone(), (*c, methods.len()));
+                    self.env
+                        .values
+                        .insert(mg.clone(), ValueInfo::Poly(scheme.clone()));
+                    methods.push(mg);
+                }
+            }
+            let info = &mut self.env.classes[c.0 as usize];
+            info.methods = methods;
+            info.defaults = defaults;
+        }
+    }
+
+    fn convert_synonym(
+        &mut self,
+        i: usize,
+        syns: &[(TcId, &Decl, Vec<Kind>, Kind)],
+        ids: &HashMap<TcId, usize>,
+        state: &mut [u8],
+    ) {
+        if state[i] == 2 {
+            return;
+        }
+        let (tc, d, _, _) = &syns[i];
+        let Decl::TypeSyn {
+            params,
+            ty,
+            span,
+            name,
+        } = d
+        else {
+            return;
+        };
+        if state[i] == 1 {
+            self.error(Diagnostic::error(
+                *span,
+                format!(
+                    "cycle in type synonym declarations involving `{}`",
+                    name.name
+                ),
+            ));
+            state[i] = 2;
+            return;
+        }
+        state[i] = 1;
+        let mut used = Vec::new();
+        collect_cons(ty, &mut used);
+        for q in used {
+            if let Some(j) = self.tycon_of_name(q).and_then(|t| ids.get(&t).copied()) {
+                self.convert_synonym(j, syns, ids, state);
+                if state[i] == 2 {
+                    return;
+                }
+            }
+        }
+        let vars: HashMap<Sym, Type> = params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| (p.name.clone(), Type::gen(k as u32)))
+            .collect();
+        let rhs = self.to_type(ty, &vars);
+        self.env.tycons[tc.0 as usize].def = TyConDef::Synonym {
+            params: params.len(),
+            rhs,
+        };
+        state[i] = 2;
+    }
+}
+
+fn collect_cons<'a>(t: &'a ast::Type, out: &mut Vec<&'a ast::QName>) {
+    match t {
+        ast::Type::Con(q) => out.push(q),
+        ast::Type::Var(_) => {}
+        ast::Type::App(a, b, _) | ast::Type::Fun(a, b, _) => {
+            collect_cons(a, out);
+            collect_cons(b, out);
+        }
+        ast::Type::List(a, _) | ast::Type::Bang(a, _) => collect_cons(a, out),
+        ast::Type::Tuple(ts, _) => ts.iter().for_each(|x| collect_cons(x, out)),
+    }
+}
+
+/// Whether a pattern is just the variable `name` (possibly parenthesised).
+pub fn pat_is_var(p: &ast::Pat, name: &str) -> bool {
+    match p {
+        ast::Pat::Var(i) => &*i.name == name,
+        ast::Pat::Paren(p, _) => pat_is_var(p, name),
+        _ => false,
+    }
+}

@@ -1,0 +1,390 @@
+//! The checker's state, the built-in types, and the bookkeeping shared by
+//! the other files: wanted constraints with their evidence holes, pending
+//! elaborations (literals and recursive references whose final form is
+//! known only once types are solved), local scopes.
+
+use super::elab::{Dict, Expr, Name};
+use super::env::*;
+use super::ty::*;
+use gph_syntax::ast::QName;
+use gph_syntax::lexer::Sym;
+use gph_syntax::{Diagnostic, Span};
+use num_bigint::BigInt;
+
+/// Why a constraint is wanted, for messages: "arising from a use of `+`".
+#[derive(Clone, Debug)]
+pub struct Origin {
+    pub span: Span,
+    pub what: String,
+}
+
+/// A constraint that must be solved; `hole` receives its evidence.
+#[derive(Clone, Debug)]
+pub struct Wanted {
+    pub class: ClassId,
+    pub ty: Type,
+    pub hole: u32,
+    pub origin: Origin,
+}
+
+/// A constraint available as a dictionary (a binding's or instance's
+/// context, or a superclass of one).
+#[derive(Clone, Debug)]
+pub struct Given {
+    pub class: ClassId,
+    pub ty: Type,
+    pub dict: Dict,
+}
+
+/// An elaboration decided at the end of the module.
+#[derive(Clone, Debug)]
+pub enum Pending {
+    /// A recursive occurrence of a binding of group `group`: applied to the
+    /// group's dictionary parameters once they are known.
+    RecRef { name: Name, group: u32, span: Span },
+    /// An integer literal at type `ty` (`hole`: its `Num` dictionary).
+    Int {
+        value: BigInt,
+        ty: Type,
+        hole: u32,
+        span: Span,
+    },
+    /// A fractional literal as written, at type `ty` (`hole`: `Fractional`).
+    Frac {
+        text: Sym,
+        ty: Type,
+        hole: u32,
+        span: Span,
+    },
+    /// A numeric literal pattern (`eq`: `Eq` dictionary, `num`: `Num` or
+    /// `Fractional`), possibly negated.
+    PatNum {
+        lit: gph_syntax::ast::Literal,
+        negative: bool,
+        ty: Type,
+        eq: u32,
+        num: u32,
+        span: Span,
+    },
+}
+
+/// Type constructors and classes the checker itself refers to.
+#[derive(Default, Clone)]
+pub struct Known {
+    pub arrow: Option<TcId>,
+    pub list: Option<TcId>,
+    pub unit: Option<TcId>,
+    /// `tuples[n]` is the n-tuple constructor (n >= 2).
+    pub tuples: Vec<Option<TcId>>,
+}
+
+pub const PRIM: &str = "Gph.Prim";
+pub const PRELUDE: &str = "Prelude";
+pub const MAX_TUPLE: usize = 62;
+
+pub struct Tc {
+    pub env: Env,
+    pub table: TypeTable,
+    pub diags: Vec<Diagnostic>,
+    /// The module being checked.
+    pub module: Sym,
+    /// Local variables, innermost last.
+    pub locals: Vec<(Sym, ValueInfo)>,
+    /// Wanted constraints of the binding group being inferred.
+    pub wanted: Vec<Wanted>,
+    /// Evidence for each hole (`None` until solved).
+    pub holes: Vec<Option<Dict>>,
+    pub pending: Vec<Pending>,
+    /// Dictionary parameters of each binding group (for `RecRef`).
+    pub groups: Vec<Vec<Sym>>,
+    pub counter: u32,
+    /// The module's `default` types.
+    pub defaults: Vec<Type>,
+    pub known: Known,
+    /// Kind variables during kind inference.
+    pub kvars: Vec<Option<Kind>>,
+}
+
+impl Tc {
+    pub fn new() -> Tc {
+        let mut tc = Tc {
+            env: Env::default(),
+            table: TypeTable::default(),
+            diags: Vec::new(),
+            module: Sym::from("Main"),
+            locals: Vec::new(),
+            wanted: Vec::new(),
+            holes: Vec::new(),
+            pending: Vec::new(),
+            groups: Vec::new(),
+            counter: 0,
+            defaults: Vec::new(),
+            known: Known::default(),
+            kvars: Vec::new(),
+        };
+        tc.init_builtins();
+        tc
+    }
+
+    fn builtin_tycon(&mut self, name: &str, arity: usize, cons: Vec<Global>) -> TcId {
+        self.env.add_tycon(TyConInfo {
+            name: Global::builtin(name),
+            kind: Kind::simple(arity),
+            arity,
+            def: if cons.is_empty() {
+                TyConDef::Abstract
+            } else {
+                TyConDef::Data {
+                    newtype: false,
+                    cons,
+                }
+            },
+            span: Span::default(),
+        })
+    }
+
+    fn builtin_con(
+        &mut self,
+        name: &str,
+        tycon: TcId,
+        tag: usize,
+        nvars: usize,
+        fields: Vec<Type>,
+    ) {
+        let res = Type::apps(Type::con(tycon), (0..nvars as u32).map(Type::gen));
+        let ty = fields.iter().rev().fold(res, |r, a| self.fun(a.clone(), r));
+        let g = Global::builtin(name);
+        self.env.datacons.insert(
+            g.clone(),
+            DataConInfo {
+                name: g,
+                tycon,
+                tag,
+                arity: fields.len(),
+                strict: vec![false; fields.len()],
+                scheme: Scheme {
+                    vars: vec![None; nvars],
+                    preds: Vec::new(),
+                    ty,
+                },
+            },
+        );
+    }
+
+    fn init_builtins(&mut self) {
+        let arrow = self.builtin_tycon("->", 2, Vec::new());
+        self.known.arrow = Some(arrow);
+        let list = self.builtin_tycon("[]", 1, vec![Global::builtin("[]"), Global::builtin(":")]);
+        self.known.list = Some(list);
+        let unit = self.builtin_tycon("()", 0, vec![Global::builtin("()")]);
+        self.known.unit = Some(unit);
+        self.builtin_con("[]", list, 0, 1, Vec::new());
+        let a = Type::gen(0);
+        let la = Type::app(Type::con(list), a.clone());
+        self.builtin_con(":", list, 1, 1, vec![a, la]);
+        self.builtin_con("()", unit, 0, 0, Vec::new());
+        self.known.tuples = vec![None; MAX_TUPLE + 1];
+        for n in 2..=MAX_TUPLE {
+            let name = format!("({})", ",".repeat(n - 1));
+            let tc = self.builtin_tycon(&name, n, vec![Global::builtin(&name)]);
+            self.known.tuples[n] = Some(tc);
+            self.builtin_con(&name, tc, 0, n, (0..n as u32).map(Type::gen).collect());
+        }
+    }
+
+    // ------------------------------------------------------------ types
+
+    pub fn fun(&self, a: Type, b: Type) -> Type {
+        let arrow = self.known.arrow.unwrap_or(TcId(0));
+        Type::app(Type::app(Type::con(arrow), a), b)
+    }
+
+    pub fn list_of(&self, a: Type) -> Type {
+        Type::app(Type::con(self.known.list.unwrap_or(TcId(0))), a)
+    }
+
+    pub fn tuple_of(&mut self, ts: Vec<Type>) -> Type {
+        match ts.len() {
+            0 => Type::con(self.known.unit.unwrap_or(TcId(0))),
+            1 => ts.into_iter().next().unwrap_or_else(Type::error),
+            n => match self.known.tuples.get(n).copied().flatten() {
+                Some(tc) => Type::apps(Type::con(tc), ts),
+                None => Type::error(),
+            },
+        }
+    }
+
+    /// A type constructor of the library by module and name.
+    pub fn lib_tycon(&self, module: &str, name: &str) -> Option<TcId> {
+        self.env.lookup_tycon(&Global::new(module, name))
+    }
+
+    pub fn prim_type(&self, name: &str) -> Type {
+        match self.lib_tycon(PRIM, name) {
+            Some(tc) => Type::con(tc),
+            None => Type::error(),
+        }
+    }
+
+    pub fn char_type(&self) -> Type {
+        self.prim_type("Char")
+    }
+
+    pub fn bool_type(&self) -> Type {
+        self.prim_type("Bool")
+    }
+
+    pub fn string_type(&self) -> Type {
+        self.list_of(self.char_type())
+    }
+
+    pub fn prelude_class(&self, name: &str) -> Option<ClassId> {
+        self.env.lookup_class(&Global::new(PRELUDE, name))
+    }
+
+    /// If `t` is `a -> b`, its parts.
+    pub fn as_fun(&mut self, t: &Type) -> Option<(Type, Type)> {
+        let (h, args) = self.table.spine(t);
+        match (h.ty(), args.len()) {
+            (Ty::Con(c), 2) if Some(*c) == self.known.arrow => {
+                Some((args[0].clone(), args[1].clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The number of arguments a type takes (arrows of its spine).
+    pub fn arity_of(&mut self, t: &Type) -> usize {
+        let mut n = 0;
+        let mut t = t.clone();
+        while let Some((_, r)) = self.as_fun(&t) {
+            n += 1;
+            t = r;
+        }
+        n
+    }
+
+    /// Instantiates a scheme with fresh variables; returns the type, the
+    /// instantiated predicates, and the fresh variables.
+    pub fn instantiate(&mut self, s: &Scheme) -> (Type, Vec<Pred>) {
+        let n = s.vars.len();
+        let args: Vec<Type> = (0..n).map(|_| self.table.fresh()).collect();
+        let ty = if n == 0 {
+            s.ty.clone()
+        } else {
+            subst_gen(&s.ty, &args)
+        };
+        let preds = s
+            .preds
+            .iter()
+            .map(|p| Pred {
+                class: p.class,
+                ty: subst_gen(&p.ty, &args),
+            })
+            .collect();
+        (ty, preds)
+    }
+
+    // ------------------------------------------------------------ evidence
+
+    pub fn new_hole(&mut self) -> u32 {
+        self.holes.push(None);
+        (self.holes.len() - 1) as u32
+    }
+
+    /// Records a wanted constraint; returns its hole.
+    pub fn want(&mut self, class: ClassId, ty: Type, span: Span, what: String) -> u32 {
+        let hole = self.new_hole();
+        self.wanted.push(Wanted {
+            class,
+            ty,
+            hole,
+            origin: Origin { span, what },
+        });
+        hole
+    }
+
+    pub fn fill(&mut self, hole: u32, d: Dict) {
+        if let Some(h) = self.holes.get_mut(hole as usize) {
+            *h = Some(d);
+        }
+    }
+
+    pub fn add_pending(&mut self, p: Pending) -> u32 {
+        self.pending.push(p);
+        (self.pending.len() - 1) as u32
+    }
+
+    pub fn fresh_name(&mut self, base: &str) -> Sym {
+        self.counter += 1;
+        Sym::from(format!("${base}{}", self.counter))
+    }
+
+    /// `Var name` applied to dictionary holes for the instantiated
+    /// predicates (each becomes a wanted constraint).
+    pub fn apply_dicts(&mut self, mut e: Expr, preds: Vec<Pred>, span: Span, what: &str) -> Expr {
+        for p in preds {
+            let h = self.want(p.class, p.ty, span, what.to_string());
+            e = Expr::app(e, Expr::Dict(Dict::Hole(h)), span);
+        }
+        e
+    }
+
+    // ------------------------------------------------------------ names
+
+    /// The global a qualified name refers to; built-in syntax has no module.
+    pub fn global_of(q: &QName) -> Global {
+        match &q.qual {
+            Some(m) => Global {
+                module: m.clone(),
+                name: q.name.clone(),
+            },
+            None => Global {
+                module: Sym::from(""),
+                name: q.name.clone(),
+            },
+        }
+    }
+
+    pub fn lookup_local(&self, name: &str) -> Option<&ValueInfo> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, i)| i)
+    }
+
+    /// A global of the Prelude that the checker uses for syntax (`negate`,
+    /// `fromInteger`, `>>=`, ...): its elaboration and instantiated type.
+    pub fn prelude_value(&mut self, name: &str, span: Span, what: &str) -> (Expr, Type) {
+        let g = Global::new(PRELUDE, name);
+        match self.env.values.get(&g).cloned() {
+            Some(ValueInfo::Poly(s)) => {
+                let (t, preds) = self.instantiate(&s);
+                let e = self.apply_dicts(Expr::global(g, span), preds, span, what);
+                (e, t)
+            }
+            Some(ValueInfo::InProgress(t, group)) => {
+                let id = self.add_pending(Pending::RecRef {
+                    name: Name::Global(g),
+                    group,
+                    span,
+                });
+                (Expr::Pending(id), t)
+            }
+            None => {
+                self.error(Diagnostic::error(
+                    span,
+                    format!("this needs `{name}` from the Prelude, which is not available here"),
+                ));
+                (Expr::global(g, span), Type::error())
+            }
+        }
+    }
+}
+
+impl Default for Tc {
+    fn default() -> Self {
+        Tc::new()
+    }
+}
