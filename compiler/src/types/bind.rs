@@ -504,6 +504,7 @@ impl Tc {
             BindItem::Pat { .. } => true,
             BindItem::Fun { clauses, .. } => clauses.iter().all(|c| c.args.is_empty()),
         });
+        self.reported.clear();
         let (local, deferred) = self.simplify(ws, &[], outer, errored);
         self.wanted.extend(deferred);
         // Variables of the types: a constraint on anything else is ambiguous.
@@ -532,7 +533,13 @@ impl Tc {
             for w in &retained {
                 self.table.lower(&w.ty, outer);
             }
-            self.wanted.extend(retained);
+            if errored {
+                for w in retained {
+                    self.fill(w.hole, super::classes::error_dict());
+                }
+            } else {
+                self.wanted.extend(retained);
+            }
             Vec::new()
         } else {
             self.quantify(retained, &type_vars)
@@ -632,7 +639,7 @@ impl Tc {
         self.table.level = outer;
         let ws = std::mem::replace(&mut self.wanted, saved);
         let errored = self.diags.len() > diag_mark;
-        let owner_name = owner.as_ref().map(|(n, _)| fun_name(n));
+        let owner_name = owner.as_ref().map(|(n, _)| n.to_string());
         self.solve_with_givens(ws, &givens, outer, errored, owner_name.as_deref());
         (params, r)
     }
@@ -645,6 +652,7 @@ impl Tc {
         quiet: bool,
         owner: Option<&str>,
     ) {
+        self.reported.clear();
         let (local, deferred) = self.simplify(ws, givens, outer, quiet);
         self.wanted.extend(deferred);
         self.solve_local(local, givens, outer, quiet, owner);

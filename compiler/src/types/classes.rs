@@ -233,6 +233,12 @@ impl Tc {
     }
 
     pub fn no_instance(&mut self, w: &Wanted, sig_owner: Option<&str>) {
+        for (c, t) in self.reported.clone() {
+            if c == w.class && self.table.equal(&t, &w.ty) {
+                return;
+            }
+        }
+        self.reported.push((w.class, w.ty.clone()));
         let shown = self.show_pred(w.class, &w.ty);
         let mut d = Diagnostic::error(
             w.origin.span,
@@ -259,9 +265,7 @@ impl Tc {
                 }
             }
             Ty::Skol(_) => {
-                let owner = sig_owner.map_or("the type signature".to_string(), |o| {
-                    format!("the type signature for `{o}`")
-                });
+                let owner = super::errors::owner_phrase(sig_owner);
                 d = d.with_help(format!("add `{shown}` to the context of {owner}"));
             }
             _ => {}

@@ -219,12 +219,7 @@ impl Tc {
         };
         let mut name = format!("$f{class_name}{base}");
         let mut n = 1;
-        while self
-            .env
-            .instances
-            .iter()
-            .any(|i| *i.dfun.module == *self.module && *i.dfun.name == *name)
-        {
+        while self.dfun_names.contains(&Global::new(&self.module, &name)) {
             n += 1;
             name = format!("$f{class_name}{base}{n}");
         }
@@ -244,6 +239,7 @@ impl Tc {
             span: inst.span,
         };
         let id = self.env.instances.len();
+        self.dfun_names.insert(info.dfun.clone());
         self.env.instances.push(info);
         self.env.inst_index.insert((c, key), id);
         Some(id)
@@ -542,7 +538,7 @@ impl Tc {
     /// `name :: type`.
     pub fn binding_types(&mut self, m: &ast::Module) -> Vec<(String, String)> {
         let module = Tc::module_name(m);
-        let mut seen: Vec<Sym> = Vec::new();
+        let mut seen: std::collections::HashSet<Sym> = std::collections::HashSet::new();
         let mut out = Vec::new();
         for d in &m.decls {
             let names: Vec<Sym> = match d {
@@ -555,10 +551,9 @@ impl Tc {
                 _ => Vec::new(),
             };
             for n in names {
-                if seen.contains(&n) {
+                if !seen.insert(n.clone()) {
                     continue;
                 }
-                seen.push(n.clone());
                 let g = Global {
                     module: module.clone(),
                     name: n.clone(),

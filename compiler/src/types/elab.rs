@@ -269,3 +269,329 @@ impl Expr {
         Expr::Var(Name::Local(s), span)
     }
 }
+
+// ---------------------------------------------------------------- printing
+
+use std::fmt::{self, Write};
+
+impl fmt::Display for Dict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dict::Var(v) => write!(f, "{v}"),
+            Dict::Inst(g, args) if args.is_empty() => write!(f, "{g}"),
+            Dict::Inst(g, args) => {
+                write!(f, "({g}")?;
+                for a in args {
+                    write!(f, " {a}")?;
+                }
+                write!(f, ")")
+            }
+            Dict::Super(d, c, i) => write!(f, "{d}.{}#{i}", c.name),
+            Dict::Hole(h) => write!(f, "?hole{h}"),
+        }
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Name::Global(g) => write!(f, "{g}"),
+            Name::Local(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl fmt::Display for Lit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Lit::Int(i) => write!(f, "{i}#Int"),
+            Lit::Integer(i) => write!(f, "{i}#Integer"),
+            Lit::Double(d) => write!(f, "{d:?}#Double"),
+            Lit::Char(c) => write!(f, "{c:?}"),
+            Lit::Str(s) => write!(f, "{:?}", &**s),
+            Lit::Rational(n, d) => write!(f, "({n} % {d})#Rational"),
+            Lit::DoFailMsg(_) => write!(f, "<do pattern failure message>"),
+        }
+    }
+}
+
+/// A compact, Haskell-like rendering of the elaborated program (for
+/// debugging and tests): dictionary arguments in braces.
+pub struct Printer {
+    out: String,
+    indent: usize,
+}
+
+impl Printer {
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn expr(&self, e: &Expr, prec: u8) -> String {
+        let mut s = String::new();
+        let paren = |s: String, p: bool| if p { format!("({s})") } else { s };
+        match e {
+            Expr::Var(n, _) => s.push_str(&n.to_string()),
+            Expr::Con(g, _) => s.push_str(&g.to_string()),
+            Expr::Lit(l, _) => s.push_str(&l.to_string()),
+            Expr::Dict(d) => {
+                let _ = write!(s, "{{{d}}}");
+            }
+            Expr::NoMethod(g, _) => {
+                let _ = write!(s, "<no method {g}>");
+            }
+            Expr::Pending(i) => {
+                let _ = write!(s, "<pending {i}>");
+            }
+            Expr::App(..) => {
+                let mut args = Vec::new();
+                let mut h = e;
+                while let Expr::App(f, a, _) = h {
+                    args.push(&**a);
+                    h = f;
+                }
+                args.reverse();
+                let mut t = self.expr(h, 2);
+                for a in args {
+                    t.push(' ');
+                    t.push_str(&self.expr(a, 2));
+                }
+                return paren(t, prec >= 2);
+            }
+            Expr::Lambda(ps, b, _) => {
+                let ps: Vec<String> = ps.iter().map(|p| self.pat(p, 2)).collect();
+                return paren(
+                    format!("\\{} -> {}", ps.join(" "), self.expr(b, 0)),
+                    prec >= 1,
+                );
+            }
+            Expr::Let(bs, b, _) => {
+                let bs: Vec<String> = bs.iter().map(|x| self.binding_inline(x)).collect();
+                return paren(
+                    format!("let {{ {} }} in {}", bs.join("; "), self.expr(b, 0)),
+                    prec >= 1,
+                );
+            }
+            Expr::If(c, t, f, _) => {
+                return paren(
+                    format!(
+                        "if {} then {} else {}",
+                        self.expr(c, 0),
+                        self.expr(t, 0),
+                        self.expr(f, 0)
+                    ),
+                    prec >= 1,
+                )
+            }
+            Expr::Case(sc, alts, _) => {
+                let alts: Vec<String> = alts
+                    .iter()
+                    .map(|a| format!("{} -> {}", self.pat(&a.pat, 0), self.rhs_inline(&a.rhs)))
+                    .collect();
+                return paren(
+                    format!("case {} of {{ {} }}", self.expr(sc, 0), alts.join("; ")),
+                    prec >= 1,
+                );
+            }
+            Expr::Tuple(es, _) => {
+                let es: Vec<String> = es.iter().map(|x| self.expr(x, 0)).collect();
+                let _ = write!(s, "({})", es.join(", "));
+            }
+            Expr::List(es, _) => {
+                let es: Vec<String> = es.iter().map(|x| self.expr(x, 0)).collect();
+                let _ = write!(s, "[{}]", es.join(", "));
+            }
+            Expr::Comprehension(b, ss, _) => {
+                let ss: Vec<String> = ss.iter().map(|x| self.stmt(x)).collect();
+                let _ = write!(s, "[{} | {}]", self.expr(b, 0), ss.join(", "));
+            }
+        }
+        s
+    }
+
+    fn stmt(&self, s: &Stmt) -> String {
+        match s {
+            Stmt::Bind(p, e, _) => format!("{} <- {}", self.pat(p, 0), self.expr(e, 0)),
+            Stmt::Let(bs, _) => {
+                let bs: Vec<String> = bs.iter().map(|x| self.binding_inline(x)).collect();
+                format!("let {{ {} }}", bs.join("; "))
+            }
+            Stmt::Expr(e) => self.expr(e, 0),
+        }
+    }
+
+    fn pat(&self, p: &Pat, prec: u8) -> String {
+        match p {
+            Pat::Var(v, _) => v.to_string(),
+            Pat::Wildcard(_) => "_".into(),
+            Pat::Lit(l, _) => l.to_string(),
+            Pat::Overloaded { eq, value, .. } => {
+                format!("<{} == {}>", self.expr(eq, 2), self.expr(value, 2))
+            }
+            Pat::Con(c, ps, _) if ps.is_empty() => c.to_string(),
+            Pat::Con(c, ps, _) => {
+                let ps: Vec<String> = ps.iter().map(|x| self.pat(x, 2)).collect();
+                let s = format!("{c} {}", ps.join(" "));
+                if prec >= 2 {
+                    format!("({s})")
+                } else {
+                    s
+                }
+            }
+            Pat::Tuple(ps, _) => {
+                let ps: Vec<String> = ps.iter().map(|x| self.pat(x, 0)).collect();
+                format!("({})", ps.join(", "))
+            }
+            Pat::List(ps, _) => {
+                let ps: Vec<String> = ps.iter().map(|x| self.pat(x, 0)).collect();
+                format!("[{}]", ps.join(", "))
+            }
+            Pat::As(v, p, _) => format!("{v}@{}", self.pat(p, 2)),
+            Pat::Lazy(p, _) => format!("~{}", self.pat(p, 2)),
+            Pat::Bang(p, _) => format!("!{}", self.pat(p, 2)),
+            Pat::Pending(i, _) => format!("<pending {i}>"),
+        }
+    }
+
+    fn rhs_inline(&self, r: &Rhs) -> String {
+        let mut s = match &r.body {
+            RhsBody::Plain(e) => self.expr(e, 0),
+            RhsBody::Guarded(gs) => gs
+                .iter()
+                .map(|g| {
+                    let gs: Vec<String> = g.guards.iter().map(|x| self.stmt(x)).collect();
+                    format!("| {} = {}", gs.join(", "), self.expr(&g.body, 0))
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        if !r.wheres.is_empty() {
+            let ws: Vec<String> = r.wheres.iter().map(|x| self.binding_inline(x)).collect();
+            let _ = write!(s, " where {{ {} }}", ws.join("; "));
+        }
+        s
+    }
+
+    fn binding_inline(&self, b: &Binding) -> String {
+        self.binding_clauses(b).join("; ")
+    }
+
+    fn binding_clauses(&self, b: &Binding) -> Vec<String> {
+        match b {
+            Binding::Fun {
+                name,
+                dicts,
+                clauses,
+                ..
+            } => {
+                let head = std::iter::once(name.to_string())
+                    .chain(dicts.iter().map(|d| format!("{{{d}}}")))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                clauses
+                    .iter()
+                    .map(|c| {
+                        let args: Vec<String> = c.args.iter().map(|p| self.pat(p, 2)).collect();
+                        let sep = if args.is_empty() { "" } else { " " };
+                        format!(
+                            "{head}{sep}{} = {}",
+                            args.join(" "),
+                            self.rhs_inline(&c.rhs)
+                        )
+                    })
+                    .collect()
+            }
+            Binding::Pat { pat, rhs, .. } => {
+                vec![format!("{} = {}", self.pat(pat, 0), self.rhs_inline(rhs))]
+            }
+        }
+    }
+
+    fn binding(&mut self, b: &Binding) {
+        for c in self.binding_clauses(b) {
+            self.line(&c);
+        }
+    }
+}
+
+impl fmt::Display for Module {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut p = Printer {
+            out: String::new(),
+            indent: 0,
+        };
+        for d in &self.datas {
+            let cons: Vec<String> = d
+                .cons
+                .iter()
+                .map(|c| {
+                    let fields: Vec<&str> = c
+                        .strict
+                        .iter()
+                        .map(|&s| if s { "!_" } else { "_" })
+                        .collect();
+                    format!("{} {}", c.name, fields.join(" "))
+                        .trim_end()
+                        .to_string()
+                })
+                .collect();
+            let kw = if d.newtype { "newtype" } else { "data" };
+            p.line(&format!(
+                "{kw} {}/{} = {}",
+                d.name,
+                d.params,
+                cons.join(" | ")
+            ));
+        }
+        for c in &self.classes {
+            let supers: Vec<String> = c.supers.iter().map(|s| s.to_string()).collect();
+            let methods: Vec<String> = c
+                .methods
+                .iter()
+                .zip(&c.defaults)
+                .map(|(m, d)| match d {
+                    Some(d) => format!("{} (default {d})", m.name),
+                    None => m.name.to_string(),
+                })
+                .collect();
+            p.line(&format!(
+                "class {} {{ supers: [{}]; methods: [{}] }}",
+                c.name,
+                supers.join(", "),
+                methods.join(", ")
+            ));
+        }
+        for i in &self.instances {
+            let dicts: Vec<String> = i.dicts.iter().map(|d| format!("{{{d}}}")).collect();
+            p.line(&format!(
+                "instance {} {} {} = {} where",
+                i.class,
+                i.dfun,
+                dicts.join(" "),
+                i.this
+            ));
+            p.indent += 1;
+            for (k, s) in i.supers.iter().enumerate() {
+                p.line(&format!("super#{k} = {s}"));
+            }
+            for m in &i.methods {
+                p.binding(m);
+            }
+            p.indent -= 1;
+        }
+        for fd in &self.foreigns {
+            p.line(&format!(
+                "foreign {} = prim {:?}/{}",
+                fd.name, &*fd.prim, fd.arity
+            ));
+        }
+        for b in &self.binds {
+            p.binding(b);
+        }
+        write!(f, "{}", p.out)
+    }
+}

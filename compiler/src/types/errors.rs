@@ -138,13 +138,14 @@ impl Tc {
                 d = d.with_help(format!("expected `{exp_s}`, found `{found_s}`"));
             }
             UnifyError::Mismatch(a, b) => {
+                let whole = saturated(p.table, p.env, a) && saturated(p.table, p.env, b);
                 let a_s = p.ty(a);
                 let b_s = p.ty(b);
                 d = Diagnostic::error(span, format!("expected `{exp_s}`, found `{found_s}`"));
                 if let Some(l) = ctx.label() {
                     d = d.with_label(l);
                 }
-                if (a_s != exp_s || b_s != found_s) && a_s != b_s {
+                if whole && (a_s != exp_s || b_s != found_s) && a_s != b_s {
                     d = d.with_help(format!("couldn't match `{a_s}` with `{b_s}`"));
                 }
             }
@@ -161,10 +162,7 @@ impl Tc {
                     .skolems
                     .get(*s as usize)
                     .and_then(|i| i.owner.clone());
-                let bound = match &owner {
-                    Some((f, _)) => format!("the type signature for `{f}`"),
-                    None => "a type signature".to_string(),
-                };
+                let bound = owner_phrase(owner.as_ref().map(|(f, _)| &**f));
                 d = d.with_help(format!(
                     "couldn't match `{sk_s}` with `{t_s}`: `{sk_s}` is a rigid type variable bound by {bound}; \
                      it stands for any type the caller chooses"
@@ -186,5 +184,29 @@ pub fn fun_name(name: &str) -> String {
         format!("({name})")
     } else {
         name.to_string()
+    }
+}
+
+/// "the type signature for `f`", or the phrase itself when the owner is
+/// not a binding ("the instance declaration", "the annotation").
+pub fn owner_phrase(owner: Option<&str>) -> String {
+    match owner {
+        Some(o) if o.starts_with("the ") => o.to_string(),
+        Some(o) => format!("the type signature for `{}`", fun_name(o)),
+        None => "the type signature".to_string(),
+    }
+}
+
+/// Whether a type reads well on its own in a message (not a partially
+/// applied tuple or function type such as `(,,) c`).
+fn saturated(table: &mut TypeTable, env: &super::env::Env, t: &Type) -> bool {
+    let (h, args) = table.spine(t);
+    match h.ty() {
+        Ty::Con(c) => {
+            let info = env.tycon(*c);
+            let syntax = info.name.name.starts_with("(,") || &*info.name.name == "->";
+            !syntax || args.len() >= info.arity
+        }
+        _ => true,
     }
 }

@@ -60,233 +60,336 @@ impl Tc {
         }
     }
 
+    /// Dispatches on the form of the expression. Each form is checked by a
+    /// function of its own, so that this function (on every path of the
+    /// recursion) keeps a small stack frame: deeply nested expressions
+    /// recurse through it.
     fn tc_expr(&mut self, e: &ast::Expr, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
         use ast::Expr as E;
         match e {
             E::Paren(inner, _) => self.tc_expr(inner, exp, ctx),
-            E::Var(q) => {
-                let (te, t) = self.tc_var(q);
-                self.finish(te, t, exp, q.span, ctx)
-            }
-            E::Con(q) => {
-                let (te, t) = self.tc_con(q);
-                self.finish(te, t, exp, q.span, ctx)
-            }
+            E::Var(q) => self.tc_var_expr(q, exp, ctx),
+            E::Con(q) => self.tc_con_expr(q, exp, ctx),
             E::Lit(l, span) => self.tc_lit(l, *span, exp, ctx),
-            E::App(_, _, span) => {
-                let mut args = Vec::new();
-                let mut head = e;
-                while let E::App(f, a, _) = head {
-                    args.push(&**a);
-                    head = f;
-                }
-                args.reverse();
-                let desc = match head {
-                    E::Var(q) | E::Con(q) => Some(fun_name(&q.name)),
-                    _ => None,
-                };
-                let (he, ht) = self.infer(head);
-                self.tc_app(he, ht, desc, &args, head.span(), *span, exp, ctx)
-            }
-            E::BinOp(op, l, r, span) => {
-                let (he, ht) = self.tc_op(op);
-                self.tc_app(
-                    he,
-                    ht,
-                    Some(fun_name(&op.name)),
-                    &[&**l, &**r],
-                    op.span,
-                    *span,
-                    exp,
-                    ctx,
-                )
-            }
-            E::Neg(inner, span) => {
-                let (he, ht) = self.prelude_value("negate", *span, "a use of `-`");
-                self.tc_app(
-                    he,
-                    ht,
-                    Some("negate".into()),
-                    &[&**inner],
-                    *span,
-                    *span,
-                    exp,
-                    ctx,
-                )
-            }
-            E::LeftSection(l, op, span) => {
-                let (he, ht) = self.tc_op(op);
-                self.tc_app(
-                    he,
-                    ht,
-                    Some(fun_name(&op.name)),
-                    &[&**l],
-                    *span,
-                    *span,
-                    exp,
-                    ctx,
-                )
-            }
-            E::RightSection(op, r, span) => {
-                let (he, ht) = self.tc_op(op);
-                let (a, b, c) = (self.table.fresh(), self.table.fresh(), self.table.fresh());
-                let want = self.fun(a.clone(), self.fun(b.clone(), c.clone()));
-                if !self.expect(&want, &ht, op.span, &Ctx::Plain) {
-                    self.infer(r);
-                    return (
-                        Expr::Tuple(Vec::new(), *span),
-                        exp.cloned().unwrap_or_else(Type::error),
-                    );
-                }
-                let arg = self.check(r, &b, &Ctx::Arg(Some(fun_name(&op.name)), 2));
-                let x = self.fresh_name("sec");
-                let body = Expr::app(
-                    Expr::app(he, Expr::local(x.clone(), *span), *span),
-                    arg,
-                    *span,
-                );
-                let lam = Expr::Lambda(vec![Pat::Var(x, *span)], Box::new(body), *span);
-                let t = self.fun(a, c);
-                self.finish(lam, t, exp, *span, ctx)
-            }
+            E::App(_, _, span) => self.tc_application(e, *span, exp, ctx),
+            E::BinOp(op, l, r, span) => self.tc_binop(op, l, r, *span, exp, ctx),
+            E::Neg(inner, span) => self.tc_neg(inner, *span, exp, ctx),
+            E::LeftSection(l, op, span) => self.tc_left_section(l, op, *span, exp, ctx),
+            E::RightSection(op, r, span) => self.tc_right_section(op, r, *span, exp, ctx),
             E::Lambda(pats, body, span) => self.tc_lambda(pats, body, *span, exp, ctx),
-            E::Let(decls, body, span) => {
-                let mark = self.locals.len();
-                let binds = self.infer_local_binds(decls);
-                let (be, bt) = self.tc_expr(body, exp, ctx);
-                self.locals.truncate(mark);
-                (Expr::Let(binds, Box::new(be), *span), bt)
-            }
-            E::If(c, t, f, span) => {
-                let b = self.bool_type();
-                let ce = self.check(c, &b, &Ctx::Cond);
-                let (te, tt) = self.tc_expr(t, exp, ctx);
-                let fe = self.check(f, &tt, ctx);
-                (
-                    Expr::If(Box::new(ce), Box::new(te), Box::new(fe), *span),
-                    tt,
-                )
-            }
-            E::Case(scrut, alts, span) => {
-                let (se, st) = self.infer(scrut);
-                let res = exp.cloned().unwrap_or_else(|| self.table.fresh());
-                let mut out = Vec::new();
-                for alt in alts {
-                    let mark = self.locals.len();
-                    let mut binds = Vec::new();
-                    let pat = self.check_pat(&alt.pat, &st, &mut binds);
-                    self.push_binds(binds);
-                    let rhs = self.check_rhs(&alt.rhs, &res);
-                    self.locals.truncate(mark);
-                    out.push(Alt {
-                        pat,
-                        rhs,
-                        span: alt.span,
-                    });
-                }
-                (Expr::Case(Box::new(se), out, *span), res)
-            }
+            E::Let(decls, body, span) => self.tc_let(decls, body, *span, exp, ctx),
+            E::If(c, t, f, span) => self.tc_if(c, t, f, *span, exp, ctx),
+            E::Case(scrut, alts, span) => self.tc_case(scrut, alts, *span, exp),
             E::Do(stmts, span) => self.tc_do(stmts, *span, exp, ctx),
-            E::Tuple(es, span) => {
-                if let Some(x) = exp {
-                    let (h, args) = self.table.spine(x);
-                    let is_tuple = matches!(h.ty(), Ty::Con(c) if self.known.tuples.get(es.len()).copied().flatten() == Some(*c));
-                    if is_tuple && args.len() == es.len() {
-                        let items = es
-                            .iter()
-                            .zip(&args)
-                            .map(|(e, t)| self.check(e, t, &Ctx::Plain))
-                            .collect();
-                        return (Expr::Tuple(items, *span), x.clone());
-                    }
-                }
-                let mut items = Vec::new();
-                let mut tys = Vec::new();
-                for e in es {
-                    let (ie, it) = self.infer(e);
-                    items.push(ie);
-                    tys.push(it);
-                }
-                let t = self.tuple_of(tys);
-                self.finish(Expr::Tuple(items, *span), t, exp, *span, ctx)
-            }
-            E::List(es, span) => {
-                let elem = match exp.and_then(|x| self.as_list(x)) {
-                    Some(t) => t,
-                    None => self.table.fresh(),
-                };
-                let items = es
-                    .iter()
-                    .map(|e| self.check(e, &elem, &Ctx::ListElem))
-                    .collect();
-                let t = self.list_of(elem);
-                self.finish(Expr::List(items, *span), t, exp, *span, ctx)
-            }
+            E::Tuple(es, span) => self.tc_tuple(es, *span, exp, ctx),
+            E::List(es, span) => self.tc_list(es, *span, exp, ctx),
             E::Range {
                 from,
                 then,
                 to,
                 span,
-            } => {
-                let name = match (then.is_some(), to.is_some()) {
-                    (false, false) => "enumFrom",
-                    (true, false) => "enumFromThen",
-                    (false, true) => "enumFromTo",
-                    (true, true) => "enumFromThenTo",
-                };
-                let (he, ht) = self.prelude_value(name, *span, "the arithmetic sequence");
-                let mut args: Vec<&ast::Expr> = vec![from];
-                args.extend(then.as_deref());
-                args.extend(to.as_deref());
-                self.tc_app(
-                    he,
-                    ht,
-                    Some(name.to_string()),
-                    &args,
-                    *span,
-                    *span,
-                    exp,
-                    ctx,
-                )
-            }
+            } => self.tc_range(from, then.as_deref(), to.as_deref(), *span, exp, ctx),
             E::Comprehension(body, stmts, span) => {
-                let mark = self.locals.len();
-                let mut out = Vec::new();
-                for s in stmts {
-                    out.push(self.tc_qual(s, true));
-                }
-                let elem = match exp.and_then(|x| self.as_list(x)) {
-                    Some(t) => t,
-                    None => self.table.fresh(),
-                };
-                let be = self.check(body, &elem, &Ctx::Plain);
-                self.locals.truncate(mark);
-                let t = self.list_of(elem);
-                self.finish(
-                    Expr::Comprehension(Box::new(be), out, *span),
-                    t,
-                    exp,
-                    *span,
-                    ctx,
-                )
+                self.tc_comprehension(body, stmts, *span, exp, ctx)
             }
             E::Typed(inner, qt, span) => self.tc_annotated(inner, qt, *span, exp, ctx),
             E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) => {
-                self.error(Diagnostic::error(*span, "pattern syntax in an expression"));
-                (Expr::Tuple(Vec::new(), *span), Type::error())
+                self.bad_expr(*span, "pattern syntax in an expression")
             }
-            E::Record(_, _, span) => {
-                self.error(Diagnostic::error(*span, "records are not supported yet"));
-                (Expr::Tuple(Vec::new(), *span), Type::error())
-            }
+            E::Record(_, _, span) => self.bad_expr(*span, "records are not supported yet"),
             E::OpChain(_, span) => {
-                self.error(Diagnostic::error(
-                    *span,
-                    "internal error: unresolved operator chain",
-                ));
-                (Expr::Tuple(Vec::new(), *span), Type::error())
+                self.bad_expr(*span, "internal error: unresolved operator chain")
             }
         }
+    }
+
+    #[inline(never)]
+    fn bad_expr(&mut self, span: Span, msg: &str) -> (Expr, Type) {
+        self.error(Diagnostic::error(span, msg));
+        (Expr::Tuple(Vec::new(), span), Type::error())
+    }
+
+    #[inline(never)]
+    fn tc_var_expr(&mut self, q: &QName, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
+        let (te, t) = self.tc_var(q);
+        self.finish(te, t, exp, q.span, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_con_expr(&mut self, q: &QName, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
+        let (te, t) = self.tc_con(q);
+        self.finish(te, t, exp, q.span, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_application(
+        &mut self,
+        e: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let mut args = Vec::new();
+        let mut head = e;
+        while let ast::Expr::App(f, a, _) = head {
+            args.push(&**a);
+            head = f;
+        }
+        args.reverse();
+        let desc = match head {
+            ast::Expr::Var(q) | ast::Expr::Con(q) => Some(fun_name(&q.name)),
+            _ => None,
+        };
+        let (he, ht) = self.infer(head);
+        self.tc_app(he, ht, desc, &args, head.span(), span, exp, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_binop(
+        &mut self,
+        op: &QName,
+        l: &ast::Expr,
+        r: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let (he, ht) = self.tc_op(op);
+        self.tc_app(
+            he,
+            ht,
+            Some(fun_name(&op.name)),
+            &[l, r],
+            op.span,
+            span,
+            exp,
+            ctx,
+        )
+    }
+
+    #[inline(never)]
+    fn tc_neg(
+        &mut self,
+        inner: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let (he, ht) = self.prelude_value("negate", span, "a use of `-`");
+        self.tc_app(
+            he,
+            ht,
+            Some("negate".into()),
+            &[inner],
+            span,
+            span,
+            exp,
+            ctx,
+        )
+    }
+
+    #[inline(never)]
+    fn tc_left_section(
+        &mut self,
+        l: &ast::Expr,
+        op: &QName,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let (he, ht) = self.tc_op(op);
+        self.tc_app(he, ht, Some(fun_name(&op.name)), &[l], span, span, exp, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_right_section(
+        &mut self,
+        op: &QName,
+        r: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let (he, ht) = self.tc_op(op);
+        let (a, b, c) = (self.table.fresh(), self.table.fresh(), self.table.fresh());
+        let want = self.fun(a.clone(), self.fun(b.clone(), c.clone()));
+        if !self.expect(&want, &ht, op.span, &Ctx::Plain) {
+            self.infer(r);
+            return (
+                Expr::Tuple(Vec::new(), span),
+                exp.cloned().unwrap_or_else(Type::error),
+            );
+        }
+        let arg = self.check(r, &b, &Ctx::Arg(Some(fun_name(&op.name)), 2));
+        let x = self.fresh_name("sec");
+        let body = Expr::app(Expr::app(he, Expr::local(x.clone(), span), span), arg, span);
+        let lam = Expr::Lambda(vec![Pat::Var(x, span)], Box::new(body), span);
+        let t = self.fun(a, c);
+        self.finish(lam, t, exp, span, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_let(
+        &mut self,
+        decls: &[ast::Decl],
+        body: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let mark = self.locals.len();
+        let binds = self.infer_local_binds(decls);
+        let (be, bt) = self.tc_expr(body, exp, ctx);
+        self.locals.truncate(mark);
+        (Expr::Let(binds, Box::new(be), span), bt)
+    }
+
+    #[inline(never)]
+    fn tc_if(
+        &mut self,
+        c: &ast::Expr,
+        t: &ast::Expr,
+        f: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let b = self.bool_type();
+        let ce = self.check(c, &b, &Ctx::Cond);
+        let (te, tt) = self.tc_expr(t, exp, ctx);
+        let fe = self.check(f, &tt, ctx);
+        (Expr::If(Box::new(ce), Box::new(te), Box::new(fe), span), tt)
+    }
+
+    #[inline(never)]
+    fn tc_case(
+        &mut self,
+        scrut: &ast::Expr,
+        alts: &[ast::Alt],
+        span: Span,
+        exp: Option<&Type>,
+    ) -> (Expr, Type) {
+        let (se, st) = self.infer(scrut);
+        let res = exp.cloned().unwrap_or_else(|| self.table.fresh());
+        let mut out = Vec::new();
+        for alt in alts {
+            let mark = self.locals.len();
+            let mut binds = Vec::new();
+            let pat = self.check_pat(&alt.pat, &st, &mut binds);
+            self.push_binds(binds);
+            let rhs = self.check_rhs(&alt.rhs, &res);
+            self.locals.truncate(mark);
+            out.push(Alt {
+                pat,
+                rhs,
+                span: alt.span,
+            });
+        }
+        (Expr::Case(Box::new(se), out, span), res)
+    }
+
+    #[inline(never)]
+    fn tc_tuple(
+        &mut self,
+        es: &[ast::Expr],
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        if let Some(x) = exp {
+            let (h, args) = self.table.spine(x);
+            let is_tuple = matches!(h.ty(), Ty::Con(c) if self.known.tuples.get(es.len()).copied().flatten() == Some(*c));
+            if is_tuple && args.len() == es.len() {
+                let items = es
+                    .iter()
+                    .zip(&args)
+                    .map(|(e, t)| self.check(e, t, &Ctx::Plain))
+                    .collect();
+                return (Expr::Tuple(items, span), x.clone());
+            }
+        }
+        let mut items = Vec::new();
+        let mut tys = Vec::new();
+        for e in es {
+            let (ie, it) = self.infer(e);
+            items.push(ie);
+            tys.push(it);
+        }
+        let t = self.tuple_of(tys);
+        self.finish(Expr::Tuple(items, span), t, exp, span, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_list(
+        &mut self,
+        es: &[ast::Expr],
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let elem = match exp.and_then(|x| self.as_list(x)) {
+            Some(t) => t,
+            None => self.table.fresh(),
+        };
+        let items = es
+            .iter()
+            .map(|e| self.check(e, &elem, &Ctx::ListElem))
+            .collect();
+        let t = self.list_of(elem);
+        self.finish(Expr::List(items, span), t, exp, span, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_range(
+        &mut self,
+        from: &ast::Expr,
+        then: Option<&ast::Expr>,
+        to: Option<&ast::Expr>,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let name = match (then.is_some(), to.is_some()) {
+            (false, false) => "enumFrom",
+            (true, false) => "enumFromThen",
+            (false, true) => "enumFromTo",
+            (true, true) => "enumFromThenTo",
+        };
+        let (he, ht) = self.prelude_value(name, span, "the arithmetic sequence");
+        let mut args: Vec<&ast::Expr> = vec![from];
+        args.extend(then);
+        args.extend(to);
+        self.tc_app(he, ht, Some(name.to_string()), &args, span, span, exp, ctx)
+    }
+
+    #[inline(never)]
+    fn tc_comprehension(
+        &mut self,
+        body: &ast::Expr,
+        stmts: &[ast::Stmt],
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let mark = self.locals.len();
+        let mut out = Vec::new();
+        for s in stmts {
+            out.push(self.tc_qual(s, true));
+        }
+        let elem = match exp.and_then(|x| self.as_list(x)) {
+            Some(t) => t,
+            None => self.table.fresh(),
+        };
+        let be = self.check(body, &elem, &Ctx::Plain);
+        self.locals.truncate(mark);
+        let t = self.list_of(elem);
+        self.finish(
+            Expr::Comprehension(Box::new(be), out, span),
+            t,
+            exp,
+            span,
+            ctx,
+        )
     }
 
     pub fn as_list(&mut self, t: &Type) -> Option<Type> {

@@ -103,6 +103,11 @@ pub struct Tc {
     pub known: Known,
     /// Kind variables during kind inference.
     pub kvars: Vec<Option<Kind>>,
+    /// Missing instances reported for the binding being solved (one
+    /// report per constraint, however often it is wanted).
+    pub reported: Vec<(ClassId, Type)>,
+    /// Names of the instance dictionaries made so far.
+    pub dfun_names: std::collections::HashSet<Global>,
 }
 
 impl Tc {
@@ -121,6 +126,8 @@ impl Tc {
             defaults: Vec::new(),
             known: Known::default(),
             kvars: Vec::new(),
+            reported: Vec::new(),
+            dfun_names: Default::default(),
         };
         tc.init_builtins();
         tc

@@ -65,6 +65,7 @@ fn show_file() {
         eprintln!("{}", render(d));
     }
     let Some(prog) = prog else { return };
+    eprintln!("front end done");
     let t0 = std::time::Instant::now();
     let r = typecheck(&prog.modules);
     eprintln!("typecheck: {:?}", t0.elapsed());
@@ -74,7 +75,7 @@ fn show_file() {
     }
     if std::env::var("GPH_ELAB").is_ok() {
         if let Some(m) = r.elaborated.modules.last() {
-            eprintln!("{m:#?}");
+            eprintln!("{m}");
         }
     }
 }
