@@ -6,6 +6,7 @@ pub mod ast;
 pub mod diag;
 pub mod layout;
 pub mod lexer;
+pub mod nesting;
 pub mod parse;
 pub mod pretty;
 pub mod span;

@@ -748,6 +748,10 @@ fn prev_end_in(tokens: &[Token]) -> impl Fn(usize) -> Option<usize> + '_ {
 }
 
 pub fn parse_module(tokens: Vec<Token>, text_len: usize) -> (Option<Module>, Vec<Diagnostic>) {
+    // Too deep a program would overflow the stack of the passes that follow.
+    if let Err(d) = crate::nesting::check(&tokens) {
+        return (None, vec![d]);
+    }
     let kept = tokens.clone();
     let prev_end = prev_end_in(&kept);
     let mut recovered = Vec::new();
@@ -767,6 +771,7 @@ pub fn parse_module(tokens: Vec<Token>, text_len: usize) -> (Option<Module>, Vec
 
 /// Parses one expression (for the REPL and tests).
 pub fn parse_expr(tokens: Vec<Token>, text_len: usize) -> Result<Expr, Diagnostic> {
+    crate::nesting::check(&tokens)?;
     let kept = tokens.clone();
     let prev_end = prev_end_in(&kept);
     let mut recovered = Vec::new();
