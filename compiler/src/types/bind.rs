@@ -425,7 +425,7 @@ impl Tc {
                     if let Some((s, sig_span)) = sigs.get(name).cloned() {
                         let n = self.bind_name(top, name);
                         let owner = Some((name.clone(), sig_span));
-                        let (dicts, cls) = self.check_against_scheme(&s, owner, |tc, ty| {
+                        let (dicts, cls) = self.check_against_scheme(&s, owner, &[], |tc, ty| {
                             tc.tc_clauses(name, clauses, ty)
                         });
                         out.push(elab::Binding::Fun {
@@ -606,11 +606,13 @@ impl Tc {
 
     /// Checks something against a scheme (a signature): its variables
     /// become rigid, its context becomes given dictionaries (the returned
-    /// parameters); what the body needs beyond them is an error.
+    /// parameters, with `extra` givens of the enclosing instance); what the
+    /// body needs beyond them is an error.
     pub fn check_against_scheme<T>(
         &mut self,
         s: &Scheme,
         owner: Option<(Sym, Span)>,
+        extra: &[Given],
         body: impl FnOnce(&mut Tc, &Type) -> T,
     ) -> (Vec<Sym>, T) {
         let diag_mark = self.diags.len();
@@ -625,7 +627,7 @@ impl Tc {
             })
             .collect();
         let ty = subst_gen(&s.ty, &sks);
-        let mut givens: Vec<Given> = Vec::new();
+        let mut givens: Vec<Given> = extra.to_vec();
         let mut params = Vec::new();
         for p in &s.preds {
             let cname = self.env.class(p.class).name.name.clone();

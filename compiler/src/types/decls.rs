@@ -281,8 +281,9 @@ impl Tc {
             let clauses = Tc::clauses_for(&cd.decls, &m.name);
             let span = clauses.first().map_or(cd.span, |c| c.span);
             let owner = Some((m.name.clone(), span));
-            let (dicts, cls) =
-                self.check_against_scheme(&s, owner, |tc, ty| tc.tc_clauses(&m.name, &clauses, ty));
+            let (dicts, cls) = self.check_against_scheme(&s, owner, &[], |tc, ty| {
+                tc.tc_clauses(&m.name, &clauses, ty)
+            });
             out.push(elab::Binding::Fun {
                 name: Name::Global(dm),
                 dicts,
@@ -398,9 +399,10 @@ impl Tc {
             let span = clauses.first().map_or(inst.span, |c| c.span);
             if !clauses.is_empty() {
                 let owner = Some((m.name.clone(), span));
-                let (mdicts, cls) = self.check_against_scheme(&ms, owner, |tc, ty| {
-                    tc.tc_clauses(&m.name, &clauses, ty)
-                });
+                let (mdicts, cls) =
+                    self.check_against_scheme(&ms, owner, &method_givens, |tc, ty| {
+                        tc.tc_clauses(&m.name, &clauses, ty)
+                    });
                 methods.push(elab::Binding::Fun {
                     name: Name::Global(m.clone()),
                     dicts: mdicts,

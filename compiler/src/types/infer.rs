@@ -674,9 +674,10 @@ impl Tc {
         // scheme like a binding with a signature, then use it at an instance.
         let name = self.fresh_name("ann");
         let owner = Sym::from("the annotation");
-        let (dicts, body) = self.check_against_scheme(&scheme, Some((owner, qt.span)), |tc, ty| {
-            tc.check(inner, ty, &Ctx::Annotation)
-        });
+        let (dicts, body) =
+            self.check_against_scheme(&scheme, Some((owner, qt.span)), &[], |tc, ty| {
+                tc.check(inner, ty, &Ctx::Annotation)
+            });
         let binding = elab::Binding::Fun {
             name: Name::Local(name.clone()),
             dicts,
