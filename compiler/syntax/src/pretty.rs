@@ -418,6 +418,7 @@ impl Printer {
                     (Decl::FunClause { name: a, .. }, Decl::FunClause { name: b, .. }) => {
                         a.name == b.name
                     }
+                    (Decl::Fixity { .. }, Decl::Fixity { .. }) => true,
                     (Decl::Sig { names, .. }, Decl::FunClause { name, .. }) => {
                         names.iter().any(|n| n.name == name.name)
                     }
