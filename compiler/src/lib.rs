@@ -96,9 +96,29 @@ pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
                 diagnostics,
             }
         }
-        Stage::Renamed | Stage::Types => {
+        Stage::Renamed => {
             let (program, sources, diagnostics) = front_end(file);
             let output = program.and_then(|p| p.modules.last().map(pretty::module));
+            Outcome {
+                sources,
+                diagnostics,
+                output,
+            }
+        }
+        Stage::Types => {
+            let (program, sources, mut diagnostics) = front_end(file);
+            if diagnostics.iter().any(Diagnostic::is_error) {
+                return Outcome {
+                    sources,
+                    diagnostics,
+                    output: None,
+                };
+            }
+            let output = program.map(|p| {
+                let r = types::typecheck(&p.modules);
+                diagnostics.extend(r.diagnostics.iter().cloned());
+                types::show_types(&r)
+            });
             Outcome {
                 sources,
                 diagnostics,
