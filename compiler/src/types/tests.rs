@@ -439,6 +439,77 @@ fn large_program_is_fast() {
     has_type(&t, "h7 :: Integral a => a -> a");
 }
 
+/// Lines of the main file with an error, after the whole front end and
+/// the type checker.
+fn error_lines(path: &std::path::Path) -> Vec<usize> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let file = SourceFile::new(path.display().to_string(), text);
+    let (prog, sources, mut diags) = crate::front_end(&file);
+    if let Some(p) = prog {
+        if !diags.iter().any(|d| d.is_error()) {
+            diags.extend(typecheck(&p.modules).diagnostics);
+        }
+    }
+    let main_file = &sources.files[0];
+    let mut lines: Vec<usize> = diags
+        .iter()
+        .filter(|d| d.is_error() && main_file.contains(d.span.start))
+        .map(|d| main_file.line_col(d.span.start).0)
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+fn corpus(dir: &str, prefixes: &[&str]) -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests")
+        .join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(root)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p: &std::path::PathBuf| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.ends_with(".gph") && prefixes.iter().any(|pre| name.starts_with(pre))
+    });
+    files.sort();
+    files
+}
+
+/// Every good program of the test corpus type-checks.
+#[test]
+fn corpus_programs_typecheck() {
+    let mut bad = Vec::new();
+    for p in corpus("programs", &[""]) {
+        let lines = error_lines(&p);
+        if !lines.is_empty() {
+            bad.push((p.display().to_string(), lines));
+        }
+    }
+    assert!(bad.is_empty(), "rejected: {bad:#?}");
+}
+
+/// Every type error of the error corpus is reported at GHC's lines.
+#[test]
+fn corpus_type_errors_at_ghc_lines() {
+    let mut bad = Vec::new();
+    for p in corpus("errors", &["type_", "multi_"]) {
+        let ghc = std::fs::read_to_string(p.with_extension("ghc")).unwrap_or_default();
+        let mut want: Vec<usize> = ghc
+            .lines()
+            .filter_map(|l| l.strip_prefix("Main.hs:"))
+            .filter_map(|l| l.split(':').next()?.parse().ok())
+            .collect();
+        want.sort();
+        want.dedup();
+        let got = error_lines(&p);
+        if got != want {
+            bad.push((p.display().to_string(), want, got));
+        }
+    }
+    assert!(bad.is_empty(), "(file, GHC's lines, ours): {bad:#?}");
+}
+
 /// Prints the types and diagnostics of the file named by `GPH_FILE`
 /// (a development aid: `GPH_FILE=x.gph cargo test -- --ignored show_file --nocapture`).
 #[test]
