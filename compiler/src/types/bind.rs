@@ -347,6 +347,34 @@ impl Tc {
         }
     }
 
+    /// A signature whose context constrains a variable that its type does
+    /// not mention can never be used: reject it, as GHC's ambiguity check.
+    fn check_sig_ambiguity(&mut self, s: &Scheme, name: &Sym, qt: &ast::QualType) {
+        let mut in_type = Vec::new();
+        gens_of(&s.ty, &mut in_type);
+        for (p, ap) in s.preds.iter().zip(&qt.context) {
+            let mut vs = Vec::new();
+            gens_of(&p.ty, &mut vs);
+            if let Some(v) = vs.iter().find(|v| !in_type.contains(v)) {
+                let vname = s
+                    .vars
+                    .get(*v as usize)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| Sym::from("a"));
+                let shown = self.env.class(p.class).name.name.clone();
+                self.error(
+                    Diagnostic::error(
+                        ap.span,
+                        format!("the type signature for `{}` is ambiguous", fun_name(name)),
+                    )
+                    .with_label(format!("`{vname}` is constrained here (`{shown} {vname}`) but does not appear in the type"))
+                    .with_help("every constrained type variable must appear in the type after `=>`"),
+                );
+            }
+        }
+    }
+
     /// The bindings of a `let` or `where`: left in scope for the caller
     /// (which truncates `locals` when the scope ends).
     pub fn infer_local_binds(&mut self, decls: &[Decl]) -> Vec<elab::Binding> {
@@ -366,6 +394,7 @@ impl Tc {
         let mut sigs: HashMap<Sym, (Scheme, Span)> = HashMap::new();
         for (name, qt, span) in sig_list {
             if let Some(s) = self.convert_sig(qt) {
+                self.check_sig_ambiguity(&s, &name.name, qt);
                 sigs.insert(name.name.clone(), (s, span));
             }
         }
@@ -763,5 +792,18 @@ pub fn decl_binds(d: &Decl, name: &str) -> bool {
         Decl::FunClause { name: n, .. } => &*n.name == name,
         Decl::PatBind { pat, .. } => pat_is_var(pat, name),
         _ => false,
+    }
+}
+
+/// The bound variables a type mentions.
+pub fn gens_of(t: &Type, out: &mut Vec<u32>) {
+    match t.ty() {
+        Ty::Gen(i) if !out.contains(i) => out.push(*i),
+        Ty::App(f, a) => {
+            gens_of(f, out);
+            gens_of(a, out);
+        }
+        Ty::Syn(_, _, e) => gens_of(e, out),
+        _ => {}
     }
 }

@@ -157,6 +157,23 @@ impl Tc {
             ));
             return None;
         };
+        if !instance_head_ok(&inst.ty, self) {
+            self.error(
+                Diagnostic::error(
+                    inst.ty.span(),
+                    format!(
+                        "illegal instance declaration for `{} {}`",
+                        inst.class.name,
+                        super::kinds::show_ast_type_prec(&inst.ty, 2)
+                    ),
+                )
+                .with_help(
+                    "an instance head must be a type constructor (not a synonym) applied to distinct type variables, \
+                     as in `instance Show (Tree a)`",
+                ),
+            );
+            return None;
+        }
         let (scheme, k) = self.convert_open(&inst.ty, &inst.context)?;
         let ck = self.env.class(c).kind.clone();
         if k != ck {
@@ -573,4 +590,45 @@ impl Tc {
         }
         out
     }
+}
+
+/// Haskell 2010's form of an instance head: `T a1 ... an` with distinct
+/// variables and `T` not a synonym (also `[a]`, `(a, b)`, `a -> b`). A bare
+/// variable is accepted too, for Eden's `instance Trans a`.
+fn instance_head_ok(t: &ast::Type, tc: &Tc) -> bool {
+    fn distinct(vs: &[&ast::Type]) -> bool {
+        let mut seen: Vec<&Sym> = Vec::new();
+        for v in vs {
+            match v {
+                ast::Type::Var(i) if !seen.contains(&&i.name) => seen.push(&i.name),
+                _ => return false,
+            }
+        }
+        true
+    }
+    match t {
+        ast::Type::Var(_) | ast::Type::Con(_) => match t {
+            ast::Type::Con(q) => !is_synonym(q, tc),
+            _ => true,
+        },
+        ast::Type::List(a, _) => distinct(&[a]),
+        ast::Type::Tuple(ts, _) => distinct(&ts.iter().collect::<Vec<_>>()),
+        ast::Type::Fun(a, b, _) => distinct(&[a, b]),
+        ast::Type::App(..) => {
+            let mut args = Vec::new();
+            let mut h = t;
+            while let ast::Type::App(f, a, _) = h {
+                args.push(&**a);
+                h = f;
+            }
+            matches!(h, ast::Type::Con(q) if !is_synonym(q, tc)) && distinct(&args)
+        }
+        ast::Type::Bang(..) => false,
+    }
+}
+
+fn is_synonym(q: &ast::QName, tc: &Tc) -> bool {
+    tc.env
+        .lookup_tycon(&Tc::global_of(q))
+        .is_some_and(|c| matches!(tc.env.tycon(c).def, TyConDef::Synonym { .. }))
 }

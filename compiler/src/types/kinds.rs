@@ -16,6 +16,12 @@ pub type KScope = Vec<(Sym, Kind)>;
 
 /// Prints a syntax type the way the user wrote it (unqualified names).
 pub fn show_ast_type(t: &ast::Type) -> String {
+    show_ast_type_prec(t, 0)
+}
+
+/// As `show_ast_type`, parenthesised as the argument of a type
+/// application when `prec` is 2.
+pub fn show_ast_type_prec(t: &ast::Type, prec: u8) -> String {
     fn go(t: &ast::Type, prec: u8, out: &mut String) {
         match t {
             ast::Type::Var(i) => out.push_str(&i.name),
@@ -64,7 +70,7 @@ pub fn show_ast_type(t: &ast::Type) -> String {
         }
     }
     let mut s = String::new();
-    go(t, 0, &mut s);
+    go(t, prec, &mut s);
     s
 }
 
@@ -753,6 +759,23 @@ impl Tc {
                 for (pc, pt) in extra {
                     let t = self.to_type(pt, &vars);
                     preds.push(Pred { class: pc, ty: t });
+                }
+                let mut mentioned = Vec::new();
+                super::bind::gens_of(&mty, &mut mentioned);
+                if !mentioned.contains(&0) {
+                    let names: Vec<String> = names
+                        .iter()
+                        .map(|n| format!("`{}`", super::errors::fun_name(&n.name)))
+                        .collect();
+                    self.error(Diagnostic::error(
+                        ty.span,
+                        format!(
+                            "the method {} of class `{}` does not mention the class variable `{}`",
+                            names.join(", "),
+                            cd.name.name,
+                            cd.tyvar.name
+                        ),
+                    ));
                 }
                 let scheme = Scheme {
                     vars: scope.iter().map(|(n, _)| Some(n.clone())).collect(),

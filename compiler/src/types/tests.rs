@@ -396,6 +396,30 @@ fn error_instances() {
 }
 
 #[test]
+fn error_declarations() {
+    let e = errs(
+        "f :: Show a => Int\n\
+                  f = 1\n\
+                  main = print f\n",
+    );
+    has_error(&e, 1, "the type signature for `f` is ambiguous");
+    let e = errs(
+        "class C a where\n\
+                  \x20 m :: Int\n\
+                  main = print 1\n",
+    );
+    has_error(&e, 2, "does not mention the class variable `a`");
+    let e = errs(
+        "class C a where\n\
+                  \x20 m :: a -> Int\n\
+                  instance C (Maybe Int) where\n\
+                  \x20 m _ = 1\n\
+                  main = print 1\n",
+    );
+    has_error(&e, 3, "illegal instance declaration for `C (Maybe Int)`");
+}
+
+#[test]
 fn error_rigid_local_signature() {
     let e = errs(
         "pairWith :: a -> [b] -> [(a, b)]\n\
