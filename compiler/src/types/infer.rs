@@ -222,8 +222,33 @@ impl Tc {
         }
         let arg = self.check(r, &b, &Ctx::Arg(Some(fun_name(&op.name)), 2));
         let x = self.fresh_name("sec");
+        // `(op e)` is `\x -> op x e`, with `e` bound outside the lambda so
+        // that it is evaluated once however often the section is applied.
+        let trivial = matches!(
+            arg,
+            Expr::Var(..) | Expr::Con(..) | Expr::Lit(..) | Expr::Pending(_)
+        );
+        let (arg, shared) = if trivial {
+            (arg, None)
+        } else {
+            let v = self.fresh_name("arg");
+            (Expr::local(v.clone(), span), Some((v, arg)))
+        };
         let body = Expr::app(Expr::app(he, Expr::local(x.clone(), span), span), arg, span);
-        let lam = Expr::Lambda(vec![Pat::Var(x, span)], Box::new(body), span);
+        let mut lam = Expr::Lambda(vec![Pat::Var(x, span)], Box::new(body), span);
+        if let Some((v, e)) = shared {
+            let bind = elab::Binding::Fun {
+                name: Name::Local(v),
+                dicts: Vec::new(),
+                clauses: vec![elab::Clause {
+                    args: Vec::new(),
+                    rhs: plain_rhs(e, span),
+                    span,
+                }],
+                span,
+            };
+            lam = Expr::Let(vec![bind], Box::new(lam), span);
+        }
         let t = self.fun(a, c);
         self.finish(lam, t, exp, span, ctx)
     }

@@ -116,7 +116,9 @@
 //! arithmetic sequences are `Prelude.enumFrom d a` (`enumFromThen`,
 //! `enumFromTo`, `enumFromThenTo`); operators are applications
 //! (`BinOp` disappears); a left section `(e op)` is `op e`, a right
-//! section `(op e)` is `\$secN -> op $secN e`; parentheses disappear; an
+//! section `(op e)` is `\$secN -> op $secN e` (when `e` is not a variable
+//! or literal: `let $argM = e in \$secN -> op $secN $argM`, so that `e` is
+//! shared); parentheses disappear; an
 //! annotation `(e :: T)` is just `e` (or, for a polymorphic `T`, a `let`
 //! of a local binding with dictionary parameters, used at one instance).
 //! `do` blocks are translated: `e; s` is `(>>) d e s`, `p <- e; s` is
