@@ -313,8 +313,8 @@ impl Tc {
     /// The default candidate types: the module's `default` declaration, or
     /// `(Integer, Double)`.
     fn default_types(&self) -> Vec<Type> {
-        if !self.defaults.is_empty() {
-            return self.defaults.clone();
+        if let Some(ds) = &self.defaults {
+            return ds.clone();
         }
         ["Integer", "Double"]
             .iter()

@@ -38,19 +38,21 @@ impl Tc {
     pub fn check_module(&mut self, m: &ast::Module) -> elab::Module {
         self.module = Tc::module_name(m);
         self.table.level = 1;
-        self.defaults.clear();
+        self.declare_types(&m.decls);
+        self.defaults = None;
         for d in &m.decls {
             if let Decl::Default { types, .. } = d {
+                let mut ds = Vec::new();
                 for t in types {
                     let mut scope = Vec::new();
                     if self.expect_star(t, &mut scope, false) {
                         let ty = self.to_type(t, &HashMap::new());
-                        self.defaults.push(ty);
+                        ds.push(ty);
                     }
                 }
+                self.defaults = Some(ds);
             }
         }
-        self.declare_types(&m.decls);
         let mut foreigns = Vec::new();
         for d in &m.decls {
             if let Decl::Foreign { prim, name, ty, .. } = d {

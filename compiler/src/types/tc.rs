@@ -98,8 +98,8 @@ pub struct Tc {
     /// Dictionary parameters of each binding group (for `RecRef`).
     pub groups: Vec<Vec<Sym>>,
     pub counter: u32,
-    /// The module's `default` types.
-    pub defaults: Vec<Type>,
+    /// The module's `default` types, if it declares them.
+    pub defaults: Option<Vec<Type>>,
     pub known: Known,
     /// Kind variables during kind inference.
     pub kvars: Vec<Option<Kind>>,
@@ -123,7 +123,7 @@ impl Tc {
             pending: Vec::new(),
             groups: Vec::new(),
             counter: 0,
-            defaults: Vec::new(),
+            defaults: None,
             known: Known::default(),
             kvars: Vec::new(),
             reported: Vec::new(),

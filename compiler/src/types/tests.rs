@@ -144,6 +144,19 @@ fn defaulting_and_monomorphism_restriction() {
 }
 
 #[test]
+fn default_declarations() {
+    let t = ok("default (Int, Double)\n\
+                n = 2 ^ 3\n\
+                main = print n\n");
+    has_type(&t, "n :: Int");
+    let e = errs(
+        "default ()\n\
+                  main = print (2 + 3)\n",
+    );
+    has_error(&e, 2, "ambiguous type variable");
+}
+
+#[test]
 fn let_polymorphism_and_local_restriction() {
     let t = ok(r#"
         f :: Int -> (Int, Char)
