@@ -184,7 +184,7 @@ impl Tc {
         let mut steps = 0usize;
         while let Some(w) = work.pop() {
             steps += 1;
-            if steps > 1_000_000 {
+            if steps > 200_000 {
                 self.fill(w.hole, error_dict());
                 continue;
             }

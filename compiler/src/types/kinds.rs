@@ -474,6 +474,19 @@ impl Tc {
         let mut preds = Vec::new();
         let mut ok = true;
         for p in context {
+            if !matches!(p.ty, ast::Type::Var(_)) {
+                self.error(
+                    Diagnostic::error(
+                        p.span,
+                        "an instance context may only constrain type variables",
+                    )
+                    .with_help(
+                        "write constraints like `Show a` on the variables of the instance head",
+                    ),
+                );
+                ok = false;
+                continue;
+            }
             let before = scope.len();
             match self.check_pred_kind(p, &mut scope, true) {
                 Some(c) => preds.push((c, &p.ty)),

@@ -580,3 +580,58 @@ fn show_file() {
         }
     }
 }
+
+/// Mutates the corpus programs (swapping, duplicating and deleting words)
+/// and type-checks every mutant the front end accepts: the checker must
+/// never panic. `GPH_MUTANTS` sets the number of mutants per program.
+#[test]
+fn mutants_never_panic() {
+    let per_file: usize = std::env::var("GPH_MUTANTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut checked = 0;
+    for p in corpus("programs", &[""]) {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let words: Vec<&str> = text.split(' ').collect();
+        for _ in 0..per_file {
+            let mut w: Vec<&str> = words.clone();
+            for _ in 0..1 + next() % 3 {
+                if w.len() < 2 {
+                    break;
+                }
+                let i = (next() as usize) % w.len();
+                let j = (next() as usize) % w.len();
+                match next() % 3 {
+                    0 => w.swap(i, j),
+                    1 => {
+                        let x = w[j];
+                        w.insert(i, x)
+                    }
+                    _ => {
+                        w.remove(i);
+                    }
+                }
+            }
+            let src = w.join(" ");
+            let file = SourceFile::new("m.gph", src.clone());
+            let (prog, _, diags) = crate::front_end(&file);
+            let Some(prog) = prog else { continue };
+            if diags.iter().any(|d| d.is_error()) {
+                continue;
+            }
+            let r =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| typecheck(&prog.modules)));
+            assert!(r.is_ok(), "type checker panicked on:\n{src}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
