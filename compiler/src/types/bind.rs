@@ -517,6 +517,8 @@ impl Tc {
             }
         }
         let saved = std::mem::take(&mut self.wanted);
+        let eq_start = self.deferred_eqs.len();
+        let old_group = self.enter_group();
         let mut bodies = Vec::new();
         for (it, t) in items.iter().zip(&item_types) {
             match it {
@@ -527,13 +529,14 @@ impl Tc {
             }
         }
         self.table.level = outer;
+        self.cur_group = old_group;
+        self.settle_deferred(eq_start, outer);
         let ws = std::mem::replace(&mut self.wanted, saved);
         let errored = self.diags.len() > diag_mark;
         let restricted = items.iter().any(|it| match it {
             BindItem::Pat { .. } => true,
             BindItem::Fun { clauses, .. } => clauses.iter().all(|c| c.args.is_empty()),
         });
-        self.reported.clear();
         let (local, deferred) = self.simplify(ws, &[], outer, errored);
         self.wanted.extend(deferred);
         // Variables of the types: a constraint on anything else is ambiguous.
@@ -666,8 +669,12 @@ impl Tc {
             self.add_given(&mut givens, p.class, pt, elab::Dict::Var(param));
         }
         let saved = std::mem::take(&mut self.wanted);
+        let eq_start = self.deferred_eqs.len();
+        let old_group = self.enter_group();
         let r = body(self, &ty);
+        self.cur_group = old_group;
         self.table.level = outer;
+        self.settle_deferred(eq_start, outer);
         let ws = std::mem::replace(&mut self.wanted, saved);
         let errored = self.diags.len() > diag_mark;
         let owner_name = owner.as_ref().map(|(n, _)| n.to_string());
@@ -683,7 +690,6 @@ impl Tc {
         quiet: bool,
         owner: Option<&str>,
     ) {
-        self.reported.clear();
         let (local, deferred) = self.simplify(ws, givens, outer, quiet);
         self.wanted.extend(deferred);
         self.solve_local(local, givens, outer, quiet, owner);

@@ -210,6 +210,7 @@ impl Tc {
                             ty: subst_gen(&p.ty, &args),
                             hole,
                             origin: w.origin.clone(),
+                            group: w.group,
                         });
                     }
                     self.fill(w.hole, Dict::Inst(info.dfun.clone(), dicts));
@@ -233,12 +234,12 @@ impl Tc {
     }
 
     pub fn no_instance(&mut self, w: &Wanted, sig_owner: Option<&str>) {
-        for (c, t) in self.reported.clone() {
-            if c == w.class && self.table.equal(&t, &w.ty) {
+        for (c, t, g) in self.reported.clone() {
+            if c == w.class && g == w.group && self.table.equal(&t, &w.ty) {
                 return;
             }
         }
-        self.reported.push((w.class, w.ty.clone()));
+        self.reported.push((w.class, w.ty.clone(), w.group));
         let shown = self.show_pred(w.class, &w.ty);
         let mut d = Diagnostic::error(
             w.origin.span,

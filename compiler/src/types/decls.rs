@@ -107,6 +107,7 @@ impl Tc {
         for (id, inst) in insts {
             instances.push(self.check_instance(id, inst));
         }
+        self.settle_deferred(0, 0);
         if &*self.module == "Main" {
             self.check_main(m);
         }
@@ -348,6 +349,7 @@ impl Tc {
         let info = self.env.instances[id].clone();
         let class = self.env.class(info.class).clone();
         let saved = std::mem::take(&mut self.wanted);
+        let eq_start = self.deferred_eqs.len();
         let diag_mark = self.diags.len();
         let outer = self.table.level;
         self.table.level += 1;
@@ -498,6 +500,7 @@ impl Tc {
             }
         }
         self.table.level = outer;
+        self.settle_deferred(eq_start, outer);
         let ws = std::mem::take(&mut self.wanted);
         let quiet = self.diags.len() > diag_mark;
         self.solve_with_givens(

@@ -95,11 +95,46 @@ impl Tc {
     /// Unifies the type the context demands with the one the expression at
     /// `span` has; reports a mismatch there. Returns whether it worked.
     pub fn expect(&mut self, expected: &Type, found: &Type, span: Span, ctx: &Ctx) -> bool {
-        match self.table.unify(expected, found) {
+        self.table.deferring = true;
+        let r = self.table.unify(expected, found);
+        self.table.deferring = false;
+        for (var, ty) in std::mem::take(&mut self.table.deferred) {
+            self.deferred_eqs.push(super::tc::DeferredEq {
+                var,
+                ty,
+                expected: expected.clone(),
+                found: found.clone(),
+                span,
+                ctx: ctx.clone(),
+            });
+        }
+        match r {
             Ok(()) => true,
             Err(e) => {
                 self.report_unify(e, expected, found, span, ctx);
                 false
+            }
+        }
+    }
+
+    /// At the end of a binding (the level is back to `outer`): solves the
+    /// equations deferred since `start`, except those on variables that are
+    /// still unknown and belong further out, which stay for later.
+    pub fn settle_deferred(&mut self, start: usize, outer: u32) {
+        if start >= self.deferred_eqs.len() {
+            return;
+        }
+        let mine = self.deferred_eqs.split_off(start);
+        for d in mine {
+            let v = self.table.prune(&Type::var(d.var));
+            if let Ty::Var(x) = v.ty() {
+                if self.table.vars[*x as usize].level <= outer {
+                    self.deferred_eqs.push(d);
+                    continue;
+                }
+            }
+            if let Err(e) = self.table.unify(&v, &d.ty) {
+                self.report_unify(e, &d.expected, &d.found, d.span, &d.ctx);
             }
         }
     }

@@ -29,6 +29,12 @@
 //!   monomorphic variables are defaulted.
 //! * Expressions (`infer.rs`) are checked bidirectionally so that errors
 //!   point at the smallest sub-expression whose type is wrong.
+//! * Where a conflict is reported follows GHC: inside a local binding, a
+//!   variable of an enclosing binding is not bound to a type made of
+//!   enclosing parts (it is untouchable there); the equation is deferred
+//!   to the end of the enclosing binding, so the enclosing body's use wins
+//!   and the local binding is blamed. Identical missing constraints of one
+//!   binding are reported once.
 //! * Kinds (`kinds.rs`) are inferred for each module's type declarations
 //!   together and default to `*`.
 //! * After a type error in a binding group, its bindings get the error

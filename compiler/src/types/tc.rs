@@ -25,6 +25,9 @@ pub struct Wanted {
     pub ty: Type,
     pub hole: u32,
     pub origin: Origin,
+    /// The binding (group) whose body wants it: identical constraints of
+    /// one binding are reported once.
+    pub group: u32,
 }
 
 /// A constraint available as a dictionary (a binding's or instance's
@@ -68,6 +71,18 @@ pub enum Pending {
     },
 }
 
+/// An equation deferred by `TypeTable::unify` (see `deferring`), with what
+/// is needed to report it where it arose.
+#[derive(Clone, Debug)]
+pub struct DeferredEq {
+    pub var: u32,
+    pub ty: Type,
+    pub expected: Type,
+    pub found: Type,
+    pub span: Span,
+    pub ctx: super::errors::Ctx,
+}
+
 /// Type constructors and classes the checker itself refers to.
 #[derive(Default, Clone)]
 pub struct Known {
@@ -105,7 +120,12 @@ pub struct Tc {
     pub kvars: Vec<Option<Kind>>,
     /// Missing instances reported for the binding being solved (one
     /// report per constraint, however often it is wanted).
-    pub reported: Vec<(ClassId, Type)>,
+    pub reported: Vec<(ClassId, Type, u32)>,
+    /// The binding group being checked (a counter; see `Wanted::group`).
+    pub cur_group: u32,
+    pub next_group: u32,
+    /// Equations on variables of enclosing bindings, innermost last.
+    pub deferred_eqs: Vec<DeferredEq>,
     /// Names of the instance dictionaries made so far.
     pub dfun_names: std::collections::HashSet<Global>,
 }
@@ -127,7 +147,10 @@ impl Tc {
             known: Known::default(),
             kvars: Vec::new(),
             reported: Vec::new(),
+            cur_group: 0,
+            next_group: 1,
             dfun_names: Default::default(),
+            deferred_eqs: Vec::new(),
         };
         tc.init_builtins();
         tc
@@ -307,6 +330,7 @@ impl Tc {
             ty,
             hole,
             origin: Origin { span, what },
+            group: self.cur_group,
         });
         hole
     }
@@ -320,6 +344,15 @@ impl Tc {
     pub fn add_pending(&mut self, p: Pending) -> u32 {
         self.pending.push(p);
         (self.pending.len() - 1) as u32
+    }
+
+    /// Enters a new binding group for `Wanted::group`; returns the one to
+    /// restore.
+    pub fn enter_group(&mut self) -> u32 {
+        let old = self.cur_group;
+        self.cur_group = self.next_group;
+        self.next_group += 1;
+        old
     }
 
     pub fn fresh_name(&mut self, base: &str) -> Sym {

@@ -239,6 +239,13 @@ pub struct TypeTable {
     pub vars: Vec<TvInfo>,
     pub skolems: Vec<SkolInfo>,
     pub level: u32,
+    /// While set, a variable of an enclosing level (untouchable here) is
+    /// not bound to a type made of enclosing-level parts: the equation is
+    /// recorded in `deferred` instead and solved when the enclosing binding
+    /// is (as GHC does, which decides where a conflict is reported: a local
+    /// binding that fixes an argument's type is blamed after the body).
+    pub deferring: bool,
+    pub deferred: Vec<(u32, Type)>,
 }
 
 impl TypeTable {
@@ -332,6 +339,12 @@ impl TypeTable {
         match (a.ty(), b.ty()) {
             (Ty::Error, _) | (_, Ty::Error) => Ok(()),
             (Ty::Var(x), Ty::Var(y)) if x == y => Ok(()),
+            // Bind the deeper variable to the other (it is the touchable one).
+            (Ty::Var(x), Ty::Var(y))
+                if self.vars[*x as usize].level < self.vars[*y as usize].level =>
+            {
+                self.bind(*y, &a)
+            }
             (Ty::Var(x), _) => self.bind(*x, &b),
             (_, Ty::Var(y)) => self.bind(*y, &a),
             (Ty::Syn(c1, xs1, _), Ty::Syn(c2, xs2, _)) if c1 == c2 && xs1.len() == xs2.len() => {
@@ -378,6 +391,10 @@ impl TypeTable {
 
     fn bind(&mut self, v: u32, t: &Type) -> Result<(), UnifyError> {
         let level = self.vars[v as usize].level;
+        if self.deferring && level < self.level && self.closed(t, level) {
+            self.deferred.push((v, t.clone()));
+            return Ok(());
+        }
         match self.adjust(v, level, t) {
             Ok(()) => {
                 self.vars[v as usize].link = Some(t.clone());
@@ -385,6 +402,24 @@ impl TypeTable {
             }
             Err(AdjustError::Occurs) => Err(UnifyError::Occurs(Type::var(v), t.clone())),
             Err(AdjustError::Escape(s)) => Err(UnifyError::Rigid(s, Type::var(v))),
+        }
+    }
+
+    /// Whether every variable of `t` lives at `level` or outside it.
+    fn closed(&mut self, t: &Type, level: u32) -> bool {
+        let t = self.prune(t);
+        match t.ty() {
+            Ty::Var(w) => self.vars[*w as usize].level <= level,
+            Ty::Skol(s) => self.skolems[*s as usize].level <= level,
+            Ty::App(f, a) => {
+                let (f, a) = (f.clone(), a.clone());
+                self.closed(&f, level) && self.closed(&a, level)
+            }
+            Ty::Syn(_, _, e) => {
+                let e = e.clone();
+                self.closed(&e, level)
+            }
+            Ty::Con(_) | Ty::Gen(_) | Ty::Error => true,
         }
     }
 
