@@ -51,9 +51,9 @@
 //! as the renamer resolved it); [`elab::Name::Local`] a local variable
 //! (lexically scoped, shadowing possible). Names the checker invents start
 //! with `$` (dictionary parameters `$dNum12`, `this` dictionaries
-//! `$this3`, the variable of a right section `$sec4`, of a `do` bind
-//! `$do5`, of a polymorphic annotation `$ann6`), so they never clash with
-//! the user's. Generated globals also start with `$`: instance dictionary
+//! `$this3`, the variable of a right section `$sec4` and its shared operand
+//! `$arg5`, of a `do` bind `$do6`, of a polymorphic annotation `$ann7`), so
+//! they never clash with the user's; each is unique in the program. Generated globals also start with `$`: instance dictionary
 //! functions `M.$fShowMaybe`, default methods `M.$dm==`.
 //!
 //! **Data types.** `Module::datas` lists the module's `data`/`newtype`
@@ -99,7 +99,9 @@
 //! Clauses, guards and `where` are as in the source (the desugarer does
 //! pattern matching). [`elab::Binding::Pat`] is a lazy pattern binding;
 //! it never takes dictionaries. All bindings of a `let`/`where`/top level
-//! are mutually recursive as in the source.
+//! are mutually recursive as in the source. Local bindings take
+//! dictionaries too when they are overloaded (`let sq x = x * x in ...`
+//! used at two types), and their uses pass them.
 //!
 //! **Dictionary passing.** Every use of an overloaded variable (global,
 //! method selector or overloaded local) is applied to its dictionaries:
