@@ -4,6 +4,7 @@
 #
 #   prelude/check-with-ghc.sh            # check the modules, run the tests
 #   prelude/check-with-ghc.sh --corpus   # also run tests/programs/*.gph
+#   prelude/check-with-ghc.sh --programs # also run programs/*.gph
 #
 # 1. The primitive signatures of Gph/Prim.gph and of the GHC stand-in
 #    ghc-check/Gph/Prim.hs must be identical.
@@ -17,9 +18,13 @@
 #    NoImplicitPrelude); line numbers in GHC's messages stay those of the
 #    .gph files.
 # 3. Each test program ghc-check/tests/NAME.gph is compiled the same way,
-#    against the gph Prelude, run (arguments from NAME.args, if present), and
-#    its output compared with the oracle's (the same program under GHC's own
-#    Prelude and the ghc-shim modules).
+#    against the gph Prelude, and run, once per line of NAME.args (if
+#    present; the line holds the arguments), with NAME.stdin as input (if
+#    present). Its output, exit status and first line of stderr must be
+#    the oracle's (the same program under GHC's own Prelude and the
+#    ghc-shim modules).
+#    With --programs, the example programs of programs/ are run the same
+#    way, with the arguments of their .args files.
 #    With --corpus, the programs of tests/programs/ are run the same way and
 #    compared with their .stdout files; programs that this harness cannot
 #    compile (they derive instances, which GHC would derive for its own
@@ -35,11 +40,17 @@ shopt -s nullglob
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 oracle=${ORACLE:-/work/shared/tools/oracle}
-corpus=0
-[ "${1:-}" = "--corpus" ] && corpus=1
+corpus=0; programs=0
+for a in "$@"; do
+  case $a in
+    --corpus) corpus=1 ;;
+    --programs) programs=1 ;;
+    *) echo "usage: $0 [--corpus] [--programs]" >&2; exit 2 ;;
+  esac
+done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gph-prelude-check.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+[ -n "${KEEP:-}" ] && echo "keeping $tmp" || trap 'rm -rf "$tmp"' EXIT
 status=0
 
 # --- 1. primitive signatures ------------------------------------------------
@@ -88,46 +99,75 @@ fi
 
 # --- 3. test programs -------------------------------------------------------
 # run_test NAME SRC EXPECTED_STDOUT_OR_EMPTY EXPECTED_RC ARGSFILE STDINFILE
-# Compiles SRC against the gph Prelude, runs it, and compares its stdout and
-# exit status with the expected ones (or with the oracle's, when
-# EXPECTED_STDOUT is empty). 0: same, 1: different, 2/3: does not compile.
+# Compiles SRC against the gph Prelude and runs it, once for each line of
+# ARGSFILE (once without arguments if there is none). Compares its stdout
+# and exit status with the expected ones or, when EXPECTED_STDOUT is empty,
+# with the oracle's stdout, exit status and first line of stderr (the error
+# message; GHC's `error` adds call-stack lines after it).
+# Returns 0: same, 1: different, 2 or 3: does not compile.
 pass=0; fail=0
 run_test() {
-  local name=$1 src=$2 expected=$3 want_rc=$4 argsf=$5 stdinf=$6 args=() in=/dev/null
-  [ -f "$argsf" ] && read -r -a args <"$argsf"
+  local name=$1 src=$2 expected=$3 want_rc=$4 argsf=$5 stdinf=$6 in=/dev/null
   [ -f "$stdinf" ] && in=$stdinf
   local d="$tmp/t/$name"; mkdir -p "$d"
   convert "$src" "$d/Main.hs" 2>"$d/ghc.log" || return 2
-  if ! ghc --make "${ghcflags[@]}" -outputdir "$d/o" -o "$d/prog" "$d/Main.hs" >"$d/ghc.log" 2>&1; then
+  if ! ghc --make "${ghcflags[@]}" -o "$d/prog" "$d/Main.hs" >"$d/ghc.log" 2>&1; then
     return 3
   fi
-  local rc
-  (cd "$d" && exec ./prog "${args[@]}" <"$in" >"$d/got" 2>"$d/err"); rc=$?
-  if [ -z "$expected" ]; then
-    "$oracle" "$src" "${args[@]}" <"$in" >"$d/want" 2>/dev/null; want_rc=$?
-    expected="$d/want"
-  fi
-  lines=$(wc -l <"$d/got")
-  if cmp -s "$d/got" "$expected" && [ "$rc" = "$want_rc" ]; then
-    return 0
-  else
-    { diff "$expected" "$d/got" | head -20
-      [ "$rc" = "$want_rc" ] || echo "exit status $rc, expected $want_rc"; } >"$d/diff"
-    return 1
-  fi
+  local argl=() line rc result=0
+  if [ -f "$argsf" ]; then mapfile -t argl <"$argsf"; else argl=(""); fi
+  : >"$d/diff"; runs=0; lines=0
+  for line in "${argl[@]}"; do
+    local args=(); read -r -a args <<<"$line"
+    (cd "$d" && exec ./prog "${args[@]}" <"$in" >"$d/got" 2>"$d/err"); rc=$?
+    local want=$expected
+    if [ -z "$expected" ]; then
+      (cd "$d" && exec "$oracle" "$src" "${args[@]}" <"$in" >"$d/want" 2>"$d/want.err"); want_rc=$?
+      want="$d/want"
+      # the oracle's program is called prog too, so the messages agree
+      if [ "$(head -1 "$d/err")" != "$(head -1 "$d/want.err")" ]; then
+        { echo "args '$line': stderr: $(head -1 "$d/err")"
+          echo "      oracle's stderr: $(head -1 "$d/want.err")"; } >>"$d/diff"
+        result=1
+      fi
+    fi
+    runs=$((runs+1)); lines=$((lines + $(wc -l <"$d/got")))
+    if ! cmp -s "$d/got" "$want" || [ "$rc" != "$want_rc" ]; then
+      { echo "args '$line':"; diff "$want" "$d/got" | head -20
+        [ "$rc" = "$want_rc" ] || echo "exit status $rc, expected $want_rc"; } >>"$d/diff"
+      result=1
+    fi
+  done
+  return $result
 }
 
 for t in "$here"/ghc-check/tests/*.gph; do
   name=$(basename "${t%.gph}")
   run_test "$name" "$t" "" "" "${t%.gph}.args" "${t%.gph}.stdin"
   case $? in
-    0) echo "ok   test $name: same output as the oracle ($lines lines)"; pass=$((pass+1)) ;;
+    0) echo "ok   test $name: same output as the oracle ($runs runs, $lines lines)"; pass=$((pass+1)) ;;
     1) echo "FAIL test $name: output differs from the oracle (< oracle, > gph Prelude):"
        cat "$tmp/t/$name/diff"; head -5 "$tmp/t/$name/err"; fail=$((fail+1)); status=1 ;;
     *) echo "FAIL test $name: does not compile against the gph Prelude:"
-       sed "s#$tmp/t/$name/##g" "$tmp/t/$name/ghc.log" | head -30; fail=$((fail+1)); status=1 ;;
+       sed "s#$tmp/t/$name/##g" "$tmp/t/$name/ghc.log" | awk '/: error/{p=1} /: warning/{p=0} p' | head -40
+       fail=$((fail+1)); status=1 ;;
   esac
 done
+
+if [ $programs = 1 ]; then
+  for t in "$repo"/programs/*.gph; do
+    name=program-$(basename "${t%.gph}")
+    run_test "$name" "$t" "" "" "${t%.gph}.args" ""
+    case $? in
+      0) echo "ok   program $(basename "$t"): same output as the oracle"; pass=$((pass+1)) ;;
+      1) echo "FAIL program $(basename "$t"): output differs from the oracle:"
+         cat "$tmp/t/$name/diff"; fail=$((fail+1)); status=1 ;;
+      *) echo "FAIL program $(basename "$t"): does not compile against the gph Prelude:"
+         sed "s#$tmp/t/$name/##g" "$tmp/t/$name/ghc.log" | awk '/: error/{p=1} /: warning/{p=0} p' | head -40
+         fail=$((fail+1)); status=1 ;;
+    esac
+  done
+fi
 
 if [ $corpus = 1 ]; then
   cp=0; cf=0; cs=0

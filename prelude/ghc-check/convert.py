@@ -14,8 +14,8 @@ What RebindableSyntax cannot rebind is rewritten here:
 * Arithmetic sequences would use GHC's Enum class: [a, b .. c] becomes
   (GhcCheckP.enumFromThenTo (a) (b) (c)), and so on.
 
-The imports go in front of the first import (or the first declaration), on
-the same line, so that GHC's line numbers are those of the .gph file.
+The imports go in front of the first import (or declaration), on the same
+line, so that GHC's line numbers are those of the .gph file.
 Derived instances cannot be checked this way (GHC would derive its own
 classes); programs that derive instances do not compile.
 """
@@ -149,33 +149,24 @@ def rewrite(toks, in_prelude):
 def main():
     src, dest = sys.argv[1], sys.argv[2]
     text = open(src).read()
-    m = re.search(r'^module\s+([\w.]+)', text, re.M)
-    name = m.group(1) if m else 'Main'
+    toks = tokenize(text)
+    # The module's name, and the first token of its body.
+    name, at = 'Main', 0
+    if toks[0][1] == 'module':
+        name = toks[1][1]
+        at = next(i for i, t in enumerate(toks) if t[1] == 'where' and t[2] == 'id') + 1
+    if toks[at][1] == '{':
+        at += 1
     in_prelude = name == 'Prelude'
-    text = rewrite(tokenize(text), in_prelude)
-    lines = text.split('\n')
     extra = ['import GhcCheck.IfThenElse (ifThenElse)']
     if not in_prelude:
         extra.append('import qualified Prelude as GhcCheckP')
         if not re.search(r'^import\s+(qualified\s+)?Prelude\b', text, re.M):
             extra.append('import Prelude')
-
-    def is_code(line):
-        return (line.strip() != '' and not line.startswith('--')
-                and not line.startswith('{-') and not line[0].isspace())
-
-    at = next((i for i, l in enumerate(lines) if l.startswith('import ')), None)
-    if at is None:
-        start = 0
-        if m:  # skip the module header, which ends with `where`
-            start = next(i for i, l in enumerate(lines) if l.startswith('module'))
-            while not re.search(r'\bwhere\s*(--.*)?$', lines[start]):
-                start += 1
-            start += 1
-        at = next(i for i in range(start, len(lines)) if is_code(lines[i]))
-    lines[at] = '; '.join(extra) + '; ' + lines[at]
-    lines[0] = '{-# LANGUAGE RebindableSyntax #-} ' + lines[0]
-    open(dest, 'w').write('\n'.join(lines))
+    pre, first, kind = toks[at]
+    toks[at] = (pre, '; '.join(extra) + '; ' + first, kind)
+    text = rewrite(toks, in_prelude)
+    open(dest, 'w').write('{-# LANGUAGE RebindableSyntax #-} ' + text)
 
 
 main()
