@@ -58,7 +58,10 @@ pub fn front_end(file: &SourceFile) -> (Option<rename::Program>, SourceMap, Vec<
 
 /// Runs the front end on a file and collects every diagnostic.
 pub fn check(file: &SourceFile) -> Outcome {
-    let (_, sources, diagnostics) = front_end(file);
+    let (program, sources, mut diagnostics) = front_end(file);
+    if let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) {
+        diagnostics.extend(types::typecheck(&p.modules).diagnostics);
+    }
     Outcome {
         sources,
         diagnostics,
