@@ -1,1 +1,4 @@
-//! The gph machine. Its instruction set, heap, reducer and PEs come with the machine issue.
+//! The gph machine: the instruction set the code generator targets
+//! (`code`), and (to come) the heap, the reducer and the PEs.
+
+pub mod code;

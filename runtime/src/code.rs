@@ -1,0 +1,662 @@
+//! The instruction set: what the code generator produces and the reducer runs.
+//!
+//! # The machine model
+//!
+//! A program is a table of *supercombinators* (closed functions, after lambda
+//! lifting), a table of *constructors* and a table of *globals*. The code is
+//! shared read-only by every PE; nothing in it points into a heap.
+//!
+//! Each running supercombinator has an *activation*: a window of pointer
+//! registers `Reg(0..nregs)` on the thread's pointer stack, and a window of
+//! unboxed registers `VReg(0..nvregs)` on its value stack. On entry the
+//! supercombinator's boxed parameters are in `Reg(0..arity)` and its unboxed
+//! parameters (workers only) in `VReg(0..varity)`; the other registers are
+//! scratch, initially the dummy pointer (a static nullary node) or 0. The
+//! garbage collector scans pointer registers, never value registers; that is
+//! why the two are separate. A pointer register may hold an unevaluated
+//! closure; `Eval` makes it hold a value in weak head normal form (WHNF).
+//!
+//! Return continuations are kept in a third stack of frames (pure data: code
+//! position and register bases), so a call never recurses in Rust and a
+//! thread can be suspended at any instruction boundary (time slices,
+//! blocking on a black hole).
+//!
+//! # Closures and values
+//!
+//! * A *function value* is a supercombinator of kind [`ScKind::Fun`] with
+//!   none, or fewer than `arity`, of its arguments (a partial application,
+//!   PAP). `Global` of a function gives its static, argument-less node.
+//! * A *thunk* is a supercombinator of kind [`ScKind::Thunk`] with all its
+//!   `arity` arguments (its free variables); evaluating it runs the code with
+//!   an update frame, so it is evaluated at most once and then overwritten by
+//!   (an indirection to) its value. While under evaluation it is a black
+//!   hole: another thread that evaluates it blocks until the update; the
+//!   same thread evaluating it again is the `<<loop>>` error.
+//! * A *CAF* is a global of kind [`ScKind::Caf`]: a thunk with no free
+//!   variables, one per PE, a GC root.
+//! * Data values are constructor nodes (`MkCon`; nullary constructors are
+//!   static and never allocated) and the primitive values: `Int` (i64,
+//!   wrapping), `Double` (f64), `Char` (a code point), `Integer` (arbitrary
+//!   precision). In value registers an Int is its i64, a Double its bits
+//!   (`f64::to_bits`), a Char its code point.
+//! * `IO a` is a function of one argument, the *world token* (the unit
+//!   constructor `()`), that does its effects and returns `IORes r` (the
+//!   built-in constructor [`IORES`], one lazy field, the result). The
+//!   program's `main` is run by applying it to the world token and
+//!   evaluating the result.
+//!
+//! # Strict constructor fields
+//!
+//! `MkCon` never evaluates: the code generator evaluates the arguments of
+//! strict fields (`!t`) before `MkCon` (constructor wrappers used as
+//! functions do the same).
+//!
+//! # Calling conventions
+//!
+//! * `Call`/`TailCall` call a known supercombinator with exactly its arity
+//!   (`args.len() == arity`, `vargs.len() == varity`).
+//! * A supercombinator returns with `Ret` (a pointer to a WHNF value; its
+//!   [`Supercomb::returns`] is [`RetKind::Boxed`]) or `RetV` (an unboxed
+//!   value; `RetKind::Int`, `Double` or `Char`). `Call` is used for boxed
+//!   returns, `CallV` for unboxed ones. Thunks, CAFs and any supercombinator
+//!   that can be a function value (reachable through `Global`, `MkPap`)
+//!   return boxed and have `varity == 0`.
+//! * `Apply`/`TailApply` apply an evaluated function value (FUN or PAP) to
+//!   any number of boxed arguments: exact, partial (builds a PAP) or over-
+//!   saturated (calls with `arity` arguments, then applies the result to the
+//!   rest).
+//! * `Enter` is a tail evaluation: the activation ends and the thread
+//!   continues by evaluating the closure; its value is returned to the
+//!   caller as `Ret` would.
+//! * A tail call (`TailCall`, `TailApply`, `Enter`) never grows the stacks.
+
+use num_bigint::BigInt;
+use std::fmt;
+
+/// A pointer register of the current activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Reg(pub u16);
+
+/// An unboxed (value) register of the current activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VReg(pub u16);
+
+/// An index into [`Program::scs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScId(pub u32);
+
+/// An index into [`Program::cons`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConId(pub u32);
+
+/// An index into [`Program::globals`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GlobalId(pub u32);
+
+/// An instruction address within one supercombinator's code.
+pub type Pc = u32;
+
+/// The built-in constructors, at fixed positions of [`Program::cons`] (the
+/// code generator puts them there first, in this order).
+pub const UNIT: ConId = ConId(0); // ()          tag 0, arity 0
+pub const NIL: ConId = ConId(1); // []          tag 0, arity 0
+pub const CONS: ConId = ConId(2); // (:)         tag 1, arity 2
+pub const FALSE: ConId = ConId(3); // Gph.Prim.False tag 0, arity 0
+pub const TRUE: ConId = ConId(4); // Gph.Prim.True  tag 1, arity 0
+pub const IORES: ConId = ConId(5); // IORes r     tag 0, arity 1 (lazy)
+
+#[derive(Clone, Debug)]
+pub struct ConInfo {
+    /// The original name (`Main.Circle`, `:`, `(,)`).
+    pub name: String,
+    /// Position among the constructors of its type.
+    pub tag: u32,
+    pub arity: u32,
+    /// The number of constructors of its type (for printing and checks).
+    pub siblings: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScKind {
+    /// A function (or constructor wrapper, primitive wrapper, worker).
+    Fun,
+    /// The code of a thunk: parameters are the free variables it captured.
+    Thunk,
+    /// The code of a top-level constant (arity 0, one per PE, updatable).
+    Caf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetKind {
+    Boxed,
+    Int,
+    Double,
+    Char,
+}
+
+#[derive(Clone, Debug)]
+pub struct Supercomb {
+    /// The source-level name (`Main.nfib`, `Main.nfib$w` for a worker,
+    /// `Main.f$l3` for a lifted lambda, `Main.f$t4` for a thunk body).
+    pub name: String,
+    pub kind: ScKind,
+    /// Boxed parameters, in `Reg(0..arity)`.
+    pub arity: u16,
+    /// Unboxed parameters, in `VReg(0..varity)` (workers only).
+    pub varity: u16,
+    pub nregs: u16,
+    pub nvregs: u16,
+    pub returns: RetKind,
+    pub code: Vec<Instr>,
+}
+
+/// A top-level entity by its [`GlobalId`].
+#[derive(Clone, Debug)]
+pub enum Global {
+    /// A function: `Global` gives its static FUN node.
+    Fun(ScId),
+    /// A constant applicative form: `Global` gives this PE's CAF node.
+    Caf(ScId),
+}
+
+/// Binary operations on value registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VOp {
+    // Int (wrapping). Division by zero and minBound `quot` (-1) are
+    // run-time errors "divide by zero" / "arithmetic overflow" (see the
+    // primitives' comments in prelude/Gph/Prim.gph).
+    IAdd,
+    ISub,
+    IMul,
+    IQuot,
+    IRem,
+    IDiv,
+    IMod,
+    // Double
+    DAdd,
+    DSub,
+    DMul,
+    DDiv,
+    DPow,
+}
+
+/// Unary operations on value registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VUnOp {
+    INeg,
+    DNeg,
+    IntToDouble,
+    /// Char code point to Int (`ord`) and back (`chr`, checked: run-time
+    /// error "Prelude.chr: bad argument: N" outside 0..=0x10FFFF).
+    Ord,
+    Chr,
+    DExp,
+    DLog,
+    DSqrt,
+    DSin,
+    DCos,
+    DTan,
+    DAsin,
+    DAcos,
+    DAtan,
+    DSinh,
+    DCosh,
+    DTanh,
+    DAsinh,
+    DAcosh,
+    DAtanh,
+}
+
+/// Comparisons of value registers (Int and Char compare as i64, Double as
+/// f64 with IEEE semantics: every comparison with NaN is false but `Ne`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    IEq,
+    INe,
+    ILt,
+    ILe,
+    IGt,
+    IGe,
+    DEq,
+    DNe,
+    DLt,
+    DLe,
+    DGt,
+    DGe,
+}
+
+/// Primitives on boxed, already evaluated arguments (the code generator
+/// emits `Eval` for each argument first, and evaluates lists fully where
+/// the primitive needs it: see each variant). A primitive never evaluates a
+/// closure itself. Those marked "IO" take the world token as an extra last
+/// argument and return `IORes r`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    // Integer: evaluated Integer arguments, Integer (or Bool) result.
+    IntegerAdd,
+    IntegerSub,
+    IntegerMul,
+    IntegerNegate,
+    IntegerQuot,
+    IntegerRem,
+    IntegerDiv,
+    IntegerMod,
+    IntegerEq,
+    IntegerNe,
+    IntegerLt,
+    IntegerLe,
+    IntegerGt,
+    IntegerGe,
+    IntegerToInt,
+    IntegerToDouble,
+    IntToInteger,
+    DoubleTruncate,
+    DoubleDecodeMantissa,
+    DoubleDecodeExponent,
+    /// (Integer mantissa, Int exponent) -> Double
+    DoubleEncode,
+    DoubleIsNaN,
+    DoubleIsInfinite,
+    DoubleIsNegativeZero,
+    CharGeneralCategory,
+    CharToUpper,
+    CharToLower,
+    CharToTitle,
+    // Showing: evaluated Int/Integer/Double, result a fully built [Char].
+    IntShow,
+    IntegerShow,
+    DoubleShow,
+    /// The argument is a fully evaluated [Char] (every cell and character
+    /// evaluated): raises the run-time error with that message.
+    Raise,
+    /// IO. The argument is a fully evaluated [Char]: writes it to stdout
+    /// (buffered as the putStr comment of Gph.Prim says).
+    PutStr,
+    GetChar,
+    GetLine,
+    GetContents,
+    GetArgs,
+    GetProgName,
+    /// IO. Evaluated Int: ends the program with that exit status.
+    ExitWith,
+    NoPe,
+    SelfPe,
+}
+
+/// One instruction. Register operands are of the current activation.
+#[derive(Clone, Debug)]
+pub enum Instr {
+    // ----- moves and constants
+    Move {
+        dst: Reg,
+        src: Reg,
+    },
+    MoveV {
+        dst: VReg,
+        src: VReg,
+    },
+    /// A function's static node, or this PE's node of a CAF.
+    Global {
+        dst: Reg,
+        g: GlobalId,
+    },
+    /// An unboxed constant: Int as i64, Double as its bits, Char as its
+    /// code point.
+    ConstV {
+        dst: VReg,
+        bits: u64,
+    },
+    /// An Integer constant from [`Program::integers`].
+    Integer {
+        dst: Reg,
+        idx: u32,
+    },
+    /// A string literal from [`Program::strings`] as a lazily unpacked
+    /// `[Char]` (a closure that builds the list as it is demanded).
+    Str {
+        dst: Reg,
+        idx: u32,
+    },
+    BoxInt {
+        dst: Reg,
+        src: VReg,
+    },
+    BoxDouble {
+        dst: Reg,
+        src: VReg,
+    },
+    BoxChar {
+        dst: Reg,
+        src: VReg,
+    },
+    /// The contents of an evaluated Int, Double or Char node.
+    Unbox {
+        dst: VReg,
+        src: Reg,
+    },
+
+    // ----- allocation (never evaluates)
+    /// A constructor node with these fields (nullary: the static node).
+    MkCon {
+        dst: Reg,
+        con: ConId,
+        args: Vec<Reg>,
+    },
+    /// A thunk of `sc` (kind `Thunk`) with its free variables.
+    MkThunk {
+        dst: Reg,
+        sc: ScId,
+        args: Vec<Reg>,
+    },
+    /// A partial application of `sc` (kind `Fun`, `args.len() < arity`).
+    MkPap {
+        dst: Reg,
+        sc: ScId,
+        args: Vec<Reg>,
+    },
+    /// Overwrites field `field` of the node just built in `node` (by
+    /// `MkCon`/`MkThunk`/`MkPap` in this activation): ties `letrec` knots.
+    Fill {
+        node: Reg,
+        field: u16,
+        src: Reg,
+    },
+
+    // ----- evaluation and control
+    /// `reg` := its value in WHNF (following indirections; may run code,
+    /// block the thread, or raise `<<loop>>`).
+    Eval {
+        reg: Reg,
+    },
+    /// `reg` holds an evaluated constructor: jump to `targets[tag]`.
+    Switch {
+        reg: Reg,
+        targets: Vec<Pc>,
+    },
+    /// `reg` holds an evaluated constructor: copy its fields `0..n` into
+    /// `dst, dst+1, ...`.
+    Fields {
+        reg: Reg,
+        dst: Reg,
+        n: u16,
+    },
+    /// One field of an evaluated constructor.
+    Field {
+        dst: Reg,
+        reg: Reg,
+        field: u16,
+    },
+    Jump {
+        target: Pc,
+    },
+    /// Jump when the comparison holds.
+    BranchCmp {
+        cmp: Cmp,
+        a: VReg,
+        b: VReg,
+        target: Pc,
+    },
+    /// Jump when `a` equals the constant.
+    BranchEqConst {
+        a: VReg,
+        bits: u64,
+        target: Pc,
+    },
+    OpV {
+        op: VOp,
+        dst: VReg,
+        a: VReg,
+        b: VReg,
+    },
+    UnOpV {
+        op: VUnOp,
+        dst: VReg,
+        a: VReg,
+    },
+    /// A Bool constructor node (the static `False`/`True`) from a comparison.
+    CmpBool {
+        cmp: Cmp,
+        dst: Reg,
+        a: VReg,
+        b: VReg,
+    },
+    /// A primitive on evaluated arguments; the result in `dst` is in WHNF.
+    Prim {
+        prim: Prim,
+        dst: Reg,
+        args: Vec<Reg>,
+    },
+
+    // ----- calls and returns
+    /// Calls a known supercombinator (boxed return); the WHNF result is put
+    /// in `dst`.
+    Call {
+        sc: ScId,
+        args: Vec<Reg>,
+        vargs: Vec<VReg>,
+        dst: Reg,
+    },
+    /// Calls a known supercombinator with an unboxed return.
+    CallV {
+        sc: ScId,
+        args: Vec<Reg>,
+        vargs: Vec<VReg>,
+        dst: VReg,
+    },
+    /// Replaces this activation by a call (same return kind).
+    TailCall {
+        sc: ScId,
+        args: Vec<Reg>,
+        vargs: Vec<VReg>,
+    },
+    /// Applies the evaluated function value in `f` to `args`; the WHNF
+    /// result goes in `dst`.
+    Apply {
+        f: Reg,
+        args: Vec<Reg>,
+        dst: Reg,
+    },
+    /// Replaces this activation by an application (boxed return).
+    TailApply {
+        f: Reg,
+        args: Vec<Reg>,
+    },
+    /// Returns the WHNF value in `reg`.
+    Ret {
+        reg: Reg,
+    },
+    /// Returns an unboxed value.
+    RetV {
+        reg: VReg,
+    },
+    /// Ends this activation and evaluates the closure in `reg`, returning
+    /// its value (boxed return).
+    Enter {
+        reg: Reg,
+    },
+
+    // ----- parallelism
+    /// Records a spark for the closure in `reg` (nothing if it is already
+    /// a value).
+    Par {
+        reg: Reg,
+    },
+}
+
+/// A compiled program.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub cons: Vec<ConInfo>,
+    pub scs: Vec<Supercomb>,
+    pub globals: Vec<Global>,
+    /// Names of the globals (`Main.main`), for `:sc`, errors and dumps.
+    pub global_names: Vec<String>,
+    pub strings: Vec<String>,
+    pub integers: Vec<BigInt>,
+    /// `Main.main`, an `IO ()` (or `IO t`) value.
+    pub main: Option<GlobalId>,
+}
+
+impl Program {
+    pub fn sc(&self, id: ScId) -> &Supercomb {
+        &self.scs[id.0 as usize]
+    }
+    pub fn con(&self, id: ConId) -> &ConInfo {
+        &self.cons[id.0 as usize]
+    }
+}
+
+// ------------------------------------------------------------- printing
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "r{}", self.0)
+    }
+}
+
+impl fmt::Display for VReg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+fn regs<T: fmt::Display>(rs: &[T]) -> String {
+    rs.iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Program {
+    fn sc_name(&self, id: ScId) -> &str {
+        self.scs
+            .get(id.0 as usize)
+            .map(|s| s.name.as_str())
+            .unwrap_or("?")
+    }
+
+    /// One instruction in the `gph dump --stage code` format.
+    pub fn show_instr(&self, i: &Instr) -> String {
+        use Instr::*;
+        let call = |sc: &ScId, a: &[Reg], v: &[VReg]| {
+            let mut s = format!("{} [{}]", self.sc_name(*sc), regs(a));
+            if !v.is_empty() {
+                s.push_str(&format!(" [{}]", regs(v)));
+            }
+            s
+        };
+        match i {
+            Move { dst, src } => format!("{dst} := {src}"),
+            MoveV { dst, src } => format!("{dst} := {src}"),
+            Global { dst, g } => format!(
+                "{dst} := global {}",
+                self.global_names
+                    .get(g.0 as usize)
+                    .map(String::as_str)
+                    .unwrap_or("?")
+            ),
+            ConstV { dst, bits } => format!("{dst} := const {bits:#x} ({})", *bits as i64),
+            Integer { dst, idx } => format!(
+                "{dst} := integer {}",
+                self.integers
+                    .get(*idx as usize)
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+            Str { dst, idx } => format!(
+                "{dst} := string {:?}",
+                self.strings
+                    .get(*idx as usize)
+                    .map(String::as_str)
+                    .unwrap_or("")
+            ),
+            BoxInt { dst, src } => format!("{dst} := box int {src}"),
+            BoxDouble { dst, src } => format!("{dst} := box double {src}"),
+            BoxChar { dst, src } => format!("{dst} := box char {src}"),
+            Unbox { dst, src } => format!("{dst} := unbox {src}"),
+            MkCon { dst, con, args } => {
+                format!("{dst} := con {} [{}]", self.con(*con).name, regs(args))
+            }
+            MkThunk { dst, sc, args } => {
+                format!("{dst} := thunk {}", call(sc, args, &[]))
+            }
+            MkPap { dst, sc, args } => format!("{dst} := pap {}", call(sc, args, &[])),
+            Fill { node, field, src } => format!("{node}.{field} := {src}"),
+            Eval { reg } => format!("eval {reg}"),
+            Switch { reg, targets } => format!(
+                "switch {reg} [{}]",
+                targets
+                    .iter()
+                    .map(|t| format!("@{t}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Fields { reg, dst, n } => format!("{dst}..+{n} := fields {reg}"),
+            Field { dst, reg, field } => format!("{dst} := {reg}.{field}"),
+            Jump { target } => format!("jump @{target}"),
+            BranchCmp { cmp, a, b, target } => format!("if {a} {cmp:?} {b} jump @{target}"),
+            BranchEqConst { a, bits, target } => {
+                format!("if {a} == {:#x} jump @{target}", bits)
+            }
+            OpV { op, dst, a, b } => format!("{dst} := {op:?} {a} {b}"),
+            UnOpV { op, dst, a } => format!("{dst} := {op:?} {a}"),
+            CmpBool { cmp, dst, a, b } => format!("{dst} := bool {cmp:?} {a} {b}"),
+            Prim { prim, dst, args } => format!("{dst} := prim {prim:?} [{}]", regs(args)),
+            Call {
+                sc,
+                args,
+                vargs,
+                dst,
+            } => format!("{dst} := call {}", call(sc, args, vargs)),
+            CallV {
+                sc,
+                args,
+                vargs,
+                dst,
+            } => format!("{dst} := callv {}", call(sc, args, vargs)),
+            TailCall { sc, args, vargs } => format!("tailcall {}", call(sc, args, vargs)),
+            Apply { f, args, dst } => format!("{dst} := apply {f} [{}]", regs(args)),
+            TailApply { f, args } => format!("tailapply {f} [{}]", regs(args)),
+            Ret { reg } => format!("ret {reg}"),
+            RetV { reg } => format!("retv {reg}"),
+            Enter { reg } => format!("enter {reg}"),
+            Par { reg } => format!("par {reg}"),
+        }
+    }
+
+    /// One supercombinator's code, as `gph dump --stage code` prints it.
+    pub fn show_sc(&self, id: ScId) -> String {
+        let sc = self.sc(id);
+        let mut out = format!(
+            "{} ({:?}, arity {}{}, {} regs{}, returns {:?})\n",
+            sc.name,
+            sc.kind,
+            sc.arity,
+            if sc.varity > 0 {
+                format!(" + {} unboxed", sc.varity)
+            } else {
+                String::new()
+            },
+            sc.nregs,
+            if sc.nvregs > 0 {
+                format!(" + {} unboxed", sc.nvregs)
+            } else {
+                String::new()
+            },
+            sc.returns
+        );
+        for (pc, i) in sc.code.iter().enumerate() {
+            out.push_str(&format!("  {pc:4}  {}\n", self.show_instr(i)));
+        }
+        out
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for i in 0..self.scs.len() {
+            writeln!(f, "{}", self.show_sc(ScId(i as u32)))?;
+        }
+        Ok(())
+    }
+}
