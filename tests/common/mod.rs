@@ -18,8 +18,14 @@ pub const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Runs `gph ARGS` from the project root, feeding `stdin`, killing it after `TIMEOUT`.
 pub fn gph(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    gph_with(args, stdin, &[])
+}
+
+/// `gph` with extra environment variables.
+pub fn gph_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gph"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
