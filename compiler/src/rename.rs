@@ -1191,7 +1191,28 @@ impl Renamer<'_> {
         v
     }
 
+    /// The parameters of a type declaration must be distinct variables.
+    fn distinct_params(&mut self, params: &[Ident]) {
+        let mut seen: HashMap<&Sym, Span> = HashMap::new();
+        for p in params {
+            if let Some(first) = seen.get(&p.name) {
+                self.err(
+                    Diagnostic::error(p.span, format!("conflicting definitions for `{}`", p.name))
+                        .with_label("a type parameter named again")
+                        .with_secondary(*first, "first named here"),
+                );
+            } else {
+                seen.insert(&p.name, p.span);
+            }
+        }
+    }
+
     fn top_decl(&mut self, d: Decl) -> Option<Decl> {
+        match &d {
+            Decl::Data(dd) => self.distinct_params(&dd.params),
+            Decl::TypeSyn { params, .. } => self.distinct_params(params),
+            _ => {}
+        }
         Some(match d {
             Decl::Data(dd) => {
                 let context = self.preds(dd.context);
