@@ -1,0 +1,317 @@
+//! The heap of one PE: an arena of 64-bit words, nodes addressed by `u32`
+//! word indices, and a copying (Cheney) garbage collector.
+//!
+//! A node is a header word followed by `size` payload words:
+//!
+//! ```text
+//! header = kind (8 bits) | size (24 bits) << 8 | info (32 bits) << 32
+//! ```
+//!
+//! `info` is the constructor id (CON), the supercombinator id (FUN, PAP,
+//! THUNK), the owner thread (BLACKHOLE), the string index (STR) or the
+//! forwarding address (FORWARD, during GC only).
+//!
+//! Word indices (not Rust pointers) make nodes position independent: the
+//! heap grows by resizing the vector, and a collection is a copy into a
+//! second vector of the same layout. The static area at the start (nullary
+//! constructors, FUN nodes, small Int and Char boxes) holds no pointers and
+//! is never copied: both semispaces carry the same prefix.
+
+use std::fmt;
+
+/// A node: the index of its header word in the PE's heap.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Ptr(pub u32);
+
+impl fmt::Debug for Ptr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Node kinds. The numbers 16.. are left free for the parallel machine
+/// (FETCHME, revertible black holes, global-address indirections).
+pub mod kind {
+    /// Constructor: info = ConId, fields are pointers.
+    pub const CON: u8 = 1;
+    /// Int: one raw word (i64).
+    pub const INT: u8 = 2;
+    /// Double: one raw word (f64 bits).
+    pub const DOUBLE: u8 = 3;
+    /// Char: one raw word (code point).
+    pub const CHAR: u8 = 4;
+    /// Integer that fits an i64: one raw word.
+    pub const SMALLINT: u8 = 5;
+    /// Integer outside i64: payload = sign (0 or 1) then the magnitude's
+    /// u64 limbs, least significant first (raw words).
+    pub const BIGINT: u8 = 6;
+    /// A function with no arguments yet (static): info = ScId.
+    pub const FUN: u8 = 7;
+    /// A partial application: info = ScId, fields = the arguments so far.
+    pub const PAP: u8 = 8;
+    /// An unevaluated closure: info = ScId, fields = free variables (at
+    /// least one word, so that IND and BLACKHOLE fit over it).
+    pub const THUNK: u8 = 9;
+    /// An evaluated thunk: payload[0] = the value.
+    pub const IND: u8 = 10;
+    /// A thunk under evaluation: info = owner thread, payload[0] = 1 when
+    /// some thread is blocked on it (then the update wakes them).
+    pub const BLACKHOLE: u8 = 11;
+    /// A string literal not yet unpacked: info = string index, payload[0]
+    /// = the byte offset of the rest.
+    pub const STR: u8 = 12;
+    /// The rest of stdin (getContents), read when demanded. Payload unused.
+    pub const STDIN: u8 = 13;
+    /// GC only: the node has moved to info.
+    pub const FORWARD: u8 = 15;
+}
+
+#[inline(always)]
+pub const fn header(kind: u8, size: u32, info: u32) -> u64 {
+    kind as u64 | (size as u64) << 8 | (info as u64) << 32
+}
+#[inline(always)]
+pub const fn h_kind(h: u64) -> u8 {
+    h as u8
+}
+#[inline(always)]
+pub const fn h_size(h: u64) -> usize {
+    ((h >> 8) & 0xff_ffff) as usize
+}
+#[inline(always)]
+pub const fn h_info(h: u64) -> u32 {
+    (h >> 32) as u32
+}
+
+/// Is a node of this kind a value in weak head normal form?
+#[inline(always)]
+pub const fn is_value_kind(k: u8) -> bool {
+    matches!(
+        k,
+        kind::CON
+            | kind::INT
+            | kind::DOUBLE
+            | kind::CHAR
+            | kind::SMALLINT
+            | kind::BIGINT
+            | kind::FUN
+            | kind::PAP
+    )
+}
+
+/// The largest payload a node may have (24-bit size field).
+pub const MAX_NODE_WORDS: usize = 0xff_ffff;
+
+pub struct Heap {
+    /// The current semispace; `mem.len()` is its capacity.
+    pub mem: Vec<u64>,
+    /// The other semispace (allocated lazily, same static prefix).
+    spare: Vec<u64>,
+    /// Next free word.
+    pub hp: usize,
+    /// Allocation stops here (the capacity, or earlier in GC-stress mode).
+    pub alloc_end: usize,
+    /// End of the static area.
+    pub static_end: usize,
+    /// The largest semispace (words) allowed.
+    pub limit_words: usize,
+    /// GC stress: allow only this many words between collections.
+    pub stress: Option<usize>,
+    // statistics
+    pub allocated_words: u64,
+    pub gcs: u64,
+    pub peak_words: usize,
+    pub copied_words: u64,
+    // scan pointer during a collection
+    scan: usize,
+}
+
+impl Heap {
+    /// A heap whose static area is `statics` (already laid out), with an
+    /// initial semispace of `initial` words (static area included).
+    pub fn new(statics: Vec<u64>, initial: usize, limit_words: usize) -> Heap {
+        let static_end = statics.len();
+        let cap = initial.max(static_end + 1024);
+        let mut mem = statics;
+        mem.resize(cap, 0);
+        Heap {
+            mem,
+            spare: Vec::new(),
+            hp: static_end,
+            alloc_end: cap,
+            static_end,
+            limit_words: limit_words.max(cap),
+            stress: None,
+            allocated_words: 0,
+            gcs: 0,
+            peak_words: cap,
+            copied_words: 0,
+            scan: 0,
+        }
+    }
+
+    #[inline(always)]
+    pub fn try_alloc(&mut self, words: usize) -> Option<Ptr> {
+        let p = self.hp;
+        if p + words <= self.alloc_end {
+            self.hp = p + words;
+            Some(Ptr(p as u32))
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    pub fn hdr(&self, p: Ptr) -> u64 {
+        self.mem[p.0 as usize]
+    }
+    #[inline(always)]
+    pub fn word(&self, p: Ptr, i: usize) -> u64 {
+        self.mem[p.0 as usize + 1 + i]
+    }
+    #[inline(always)]
+    pub fn set_word(&mut self, p: Ptr, i: usize, w: u64) {
+        self.mem[p.0 as usize + 1 + i] = w;
+    }
+    #[inline(always)]
+    pub fn field(&self, p: Ptr, i: usize) -> Ptr {
+        Ptr(self.mem[p.0 as usize + 1 + i] as u32)
+    }
+    #[inline(always)]
+    pub fn kind(&self, p: Ptr) -> u8 {
+        h_kind(self.mem[p.0 as usize])
+    }
+
+    /// Follows indirections.
+    #[inline(always)]
+    pub fn deref(&self, mut p: Ptr) -> Ptr {
+        loop {
+            let h = self.mem[p.0 as usize];
+            if h_kind(h) != kind::IND {
+                return p;
+            }
+            p = Ptr(self.mem[p.0 as usize + 1] as u32);
+        }
+    }
+
+    /// Words in use in the dynamic area.
+    pub fn live_words(&self) -> usize {
+        self.hp - self.static_end
+    }
+
+    // ------------------------------------------------------------ GC
+    //
+    // A collection is: `begin`, `evacuate` every root, `scan`, `finish`.
+    // The PE drives it because only the PE knows its roots.
+
+    /// Starts a collection: the to-space gets the capacity of the current
+    /// semispace (so everything live fits).
+    pub fn begin(&mut self) {
+        self.allocated_words += (self.hp - self.static_end) as u64;
+        let cap = self.mem.len();
+        if self.spare.len() != cap {
+            self.spare.clear();
+            self.spare.extend_from_slice(&self.mem[..self.static_end]);
+            self.spare.resize(cap, 0);
+        }
+        std::mem::swap(&mut self.mem, &mut self.spare);
+        // `mem` is now the to-space, `spare` the from-space.
+        self.hp = self.static_end;
+        self.scan = self.static_end;
+    }
+
+    /// Copies the node `p` (from-space) into to-space if not yet copied,
+    /// short-circuiting indirections; returns its new address.
+    #[inline]
+    pub fn evacuate(&mut self, p: Ptr) -> Ptr {
+        let mut p = p.0 as usize;
+        loop {
+            if p < self.static_end {
+                return Ptr(p as u32);
+            }
+            let h = self.spare[p];
+            match h_kind(h) {
+                kind::IND => p = self.spare[p + 1] as usize,
+                kind::FORWARD => return Ptr(h_info(h)),
+                _ => {
+                    let n = h_size(h) + 1;
+                    let to = self.hp;
+                    self.mem[to..to + n].copy_from_slice(&self.spare[p..p + n]);
+                    self.hp = to + n;
+                    self.spare[p] = header(kind::FORWARD, 0, to as u32);
+                    return Ptr(to as u32);
+                }
+            }
+        }
+    }
+
+    /// Is `p` (from-space, during a collection) a value, looking through
+    /// indirections and forwarding? Used to drop fizzled sparks.
+    pub fn gc_is_value(&self, p: Ptr) -> bool {
+        let mut p = p.0 as usize;
+        loop {
+            let h = if p < self.static_end {
+                self.mem[p]
+            } else {
+                self.spare[p]
+            };
+            match h_kind(h) {
+                kind::IND => p = self.spare[p + 1] as usize,
+                kind::FORWARD => return is_value_kind(h_kind(self.mem[h_info(h) as usize])),
+                k => return is_value_kind(k),
+            }
+        }
+    }
+
+    /// The Cheney scan: evacuates everything the copied nodes point to.
+    pub fn scan(&mut self) {
+        while self.scan < self.hp {
+            let s = self.scan;
+            let h = self.mem[s];
+            let n = h_size(h);
+            match h_kind(h) {
+                kind::CON | kind::PAP | kind::THUNK => {
+                    for i in s + 1..s + 1 + n {
+                        let q = self.evacuate(Ptr(self.mem[i] as u32));
+                        self.mem[i] = q.0 as u64;
+                    }
+                }
+                kind::IND => {
+                    let q = self.evacuate(Ptr(self.mem[s + 1] as u32));
+                    self.mem[s + 1] = q.0 as u64;
+                }
+                _ => {}
+            }
+            self.scan = s + 1 + n;
+        }
+    }
+
+    /// Ends a collection. `need` words must then be allocatable; grows the
+    /// semispace (geometrically, up to the limit) when less than half of it
+    /// would be free. Err(limit in words) when even the limit is too small.
+    pub fn finish(&mut self, need: usize) -> Result<(), usize> {
+        self.gcs += 1;
+        let live = self.hp - self.static_end;
+        self.copied_words += live as u64;
+        let cap = self.mem.len();
+        let want = self.static_end + 2 * (live + need);
+        if want > cap {
+            let mut new_cap = cap.saturating_mul(2).max(want);
+            if new_cap > self.limit_words {
+                new_cap = self.limit_words;
+            }
+            if self.hp + need > new_cap {
+                return Err(self.limit_words);
+            }
+            if new_cap > cap {
+                self.mem.resize(new_cap, 0);
+            }
+        }
+        self.peak_words = self.peak_words.max(self.mem.len());
+        self.alloc_end = match self.stress {
+            Some(k) => (self.hp + need + k).min(self.mem.len()),
+            None => self.mem.len(),
+        };
+        Ok(())
+    }
+}
