@@ -91,6 +91,7 @@ fn cmp(c: Cmp, a: u64, b: u64) -> bool {
 
 impl<'p, 'io> Pe<'p, 'io> {
     /// Runs `t` for about `budget` reductions.
+    #[allow(unused_unsafe)]
     pub fn run_slice(&mut self, t: &mut Thread, budget: u64) -> Result<SliceEnd, Stop> {
         let l = self.l;
         let ops = &l.ops[..];
@@ -130,25 +131,49 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
             }};
         }
+        // The current windows' first registers. Refreshed whenever the
+        // activation changes or the stacks may have been reallocated.
+        let mut pp: *mut Ptr = t.ptrs.as_mut_ptr().wrapping_add(a.pbase);
+        let mut vp: *mut u64 = t.vals.as_mut_ptr().wrapping_add(a.vbase);
+        macro_rules! refresh {
+            () => {{
+                pp = t.ptrs.as_mut_ptr().wrapping_add(a.pbase);
+                vp = t.vals.as_mut_ptr().wrapping_add(a.vbase);
+            }};
+        }
+        // SAFETY (the four register macros): load-time checks keep
+        // register numbers below the activation's size; each window is
+        // sized on entry and `pp`/`vp` are refreshed after every change of
+        // activation or stack.
         macro_rules! rp {
-            ($r:expr) => {
-                get!(t.ptrs, a.pbase + $r as usize)
-            };
+            ($r:expr) => {{
+                let r = $r as usize;
+                debug_assert!(a.pbase + r < t.ptrs.len());
+                unsafe { *pp.add(r) }
+            }};
         }
         macro_rules! wp {
-            ($r:expr, $x:expr) => {
-                set!(t.ptrs, a.pbase + $r as usize, $x)
-            };
+            ($r:expr, $x:expr) => {{
+                let r = $r as usize;
+                let x = $x;
+                debug_assert!(a.pbase + r < t.ptrs.len());
+                unsafe { *pp.add(r) = x }
+            }};
         }
         macro_rules! rv {
-            ($r:expr) => {
-                get!(t.vals, a.vbase + $r as usize)
-            };
+            ($r:expr) => {{
+                let r = $r as usize;
+                debug_assert!(a.vbase + r < t.vals.len());
+                unsafe { *vp.add(r) }
+            }};
         }
         macro_rules! wv {
-            ($r:expr, $x:expr) => {
-                set!(t.vals, a.vbase + $r as usize, $x)
-            };
+            ($r:expr, $x:expr) => {{
+                let r = $r as usize;
+                let x = $x;
+                debug_assert!(a.vbase + r < t.vals.len());
+                unsafe { *vp.add(r) = x }
+            }};
         }
         macro_rules! mem {
             ($i:expr) => {
@@ -191,6 +216,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                                 pbase: f.pbase as usize,
                                 vbase: f.vbase as usize,
                             };
+                            refresh!();
                             wp!(f.dst, v);
                             break;
                         }
@@ -206,11 +232,11 @@ impl<'p, 'io> Pe<'p, 'io> {
                             self.tmp.push(v);
                             self.tmp
                                 .extend_from_slice(&t.ptrs[slot..slot + f.dst as usize]);
-                            match finish!(self.apply(
-                                t,
-                                &mut a,
-                                Mode::Frame(slot, f.vbase as usize)
-                            )) {
+                            let (r, na) =
+                                finish!(self.apply(t, a, Mode::Frame(slot, f.vbase as usize)));
+                            a = na;
+                            refresh!();
+                            match r {
                                 Applied::Entered => {
                                     entered!();
                                     break;
@@ -434,7 +460,10 @@ impl<'p, 'io> Pe<'p, 'io> {
                         wp!(reg, p);
                     }
                     if !is_value_kind(h_kind(h)) {
-                        match finish!(self.eval_slow(t, &mut a, reg, false)) {
+                        let (r, na) = finish!(self.eval_slow(t, a, reg, false));
+                        a = na;
+                        refresh!();
+                        match r {
                             Evaled::Entered => entered!(),
                             Evaled::Value(v) => wp!(reg, v),
                             Evaled::Blocked => {
@@ -450,7 +479,10 @@ impl<'p, 'io> Pe<'p, 'io> {
                         ret!(p);
                     } else {
                         wp!(reg, p);
-                        match finish!(self.eval_slow(t, &mut a, reg, true)) {
+                        let (r, na) = finish!(self.eval_slow(t, a, reg, true));
+                        a = na;
+                        refresh!();
+                        match r {
                             Evaled::Entered => entered!(),
                             Evaled::Value(v) => ret!(v),
                             Evaled::Blocked => {
@@ -497,6 +529,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::Prim { prim, dst, n, args } => {
                     let regs = &pool[args as usize..args as usize + n as usize];
                     finish!(crate::prims::prim(self, t, a.pbase, prim, dst, regs));
+                    refresh!();
                 }
                 Op::Call { dst, sc, args } | Op::CallV { dst, sc, args } => {
                     let kind = if matches!(op, Op::Call { .. }) {
@@ -512,55 +545,84 @@ impl<'p, 'io> Pe<'p, 'io> {
                         vbase: a.vbase as u32,
                     });
                     let info = get!(l.scs, sc as usize);
+                    let (ar, nr) = (info.arity as usize, info.nregs as usize);
+                    let (var, nvr) = (info.varity as usize, info.nvregs as usize);
                     let np = t.ptrs.len();
                     let nv = t.vals.len();
-                    let args = args as usize;
-                    t.ptrs.reserve(info.nregs as usize);
-                    for i in 0..info.arity as usize {
-                        let x = rp!(get!(pool, args + i));
-                        t.ptrs.push(x);
+                    if t.ptrs.capacity() < np + nr || t.vals.capacity() < nv + nvr {
+                        t.ptrs.reserve(nr);
+                        t.vals.reserve(nvr);
+                        refresh!();
                     }
-                    t.ptrs.resize(np + info.nregs as usize, dummy);
-                    if info.nvregs > 0 {
-                        t.vals.reserve(info.nvregs as usize);
-                        let va = args + info.arity as usize;
-                        for i in 0..info.varity as usize {
-                            let x = rv!(get!(pool, va + i));
-                            t.vals.push(x);
+                    let args = args as usize;
+                    // SAFETY: capacity was reserved above; the new window
+                    // is fully written before the lengths are set.
+                    unsafe {
+                        let dp = t.ptrs.as_mut_ptr().add(np);
+                        for i in 0..ar {
+                            *dp.add(i) = rp!(get!(pool, args + i));
                         }
-                        t.vals.resize(nv + info.nvregs as usize, 0);
+                        for i in ar..nr {
+                            *dp.add(i) = dummy;
+                        }
+                        t.ptrs.set_len(np + nr);
+                        let dv = t.vals.as_mut_ptr().add(nv);
+                        for i in 0..var {
+                            *dv.add(i) = rv!(get!(pool, args + ar + i));
+                        }
+                        for i in var..nvr {
+                            *dv.add(i) = 0;
+                        }
+                        t.vals.set_len(nv + nvr);
                     }
                     a = Act {
                         pc: info.entry as usize,
                         pbase: np,
                         vbase: nv,
                     };
+                    refresh!();
                     entered!();
                 }
                 Op::TailCall { sc, args } => {
                     let info = get!(l.scs, sc as usize);
+                    let (ar, nr) = (info.arity as usize, info.nregs as usize);
+                    let (var, nvr) = (info.varity as usize, info.nvregs as usize);
                     let args = args as usize;
-                    let ar = info.arity as usize;
-                    let var = info.varity as usize;
-                    // Copy the arguments down to the base: through the top
-                    // of the stack, since the windows overlap.
+                    // The arguments go through the top of the stack, then
+                    // down to the base (the windows overlap).
                     let top = t.ptrs.len();
-                    for i in 0..ar {
-                        let x = rp!(get!(pool, args + i));
-                        t.ptrs.push(x);
-                    }
-                    t.ptrs.copy_within(top..top + ar, a.pbase);
-                    t.ptrs.truncate(a.pbase + ar);
-                    t.ptrs.resize(a.pbase + info.nregs as usize, dummy);
                     let vtop = t.vals.len();
-                    for i in 0..var {
-                        let x = rv!(get!(pool, args + ar + i));
-                        t.vals.push(x);
+                    if t.ptrs.capacity() < (top + ar).max(a.pbase + nr)
+                        || t.vals.capacity() < (vtop + var).max(a.vbase + nvr)
+                    {
+                        t.ptrs.reserve(ar + nr);
+                        t.vals.reserve(var + nvr);
+                        refresh!();
                     }
-                    t.vals.copy_within(vtop..vtop + var, a.vbase);
-                    t.vals.truncate(a.vbase + var);
-                    t.vals.resize(a.vbase + info.nvregs as usize, 0);
+                    // SAFETY: capacity was reserved above; everything up
+                    // to the new lengths is written first.
+                    unsafe {
+                        let bp = t.ptrs.as_mut_ptr();
+                        for i in 0..ar {
+                            *bp.add(top + i) = rp!(get!(pool, args + i));
+                        }
+                        std::ptr::copy(bp.add(top), bp.add(a.pbase), ar);
+                        for i in ar..nr {
+                            *bp.add(a.pbase + i) = dummy;
+                        }
+                        t.ptrs.set_len(a.pbase + nr);
+                        let bv = t.vals.as_mut_ptr();
+                        for i in 0..var {
+                            *bv.add(vtop + i) = rv!(get!(pool, args + ar + i));
+                        }
+                        std::ptr::copy(bv.add(vtop), bv.add(a.vbase), var);
+                        for i in var..nvr {
+                            *bv.add(a.vbase + i) = 0;
+                        }
+                        t.vals.set_len(a.vbase + nvr);
+                    }
                     a.pc = info.entry as usize;
+                    refresh!();
                     entered!();
                 }
                 Op::Apply { f, dst, n, args } => {
@@ -570,7 +632,10 @@ impl<'p, 'io> Pe<'p, 'io> {
                         let x = rp!(get!(pool, args as usize + i));
                         self.tmp.push(x);
                     }
-                    match finish!(self.apply(t, &mut a, Mode::Call(dst))) {
+                    let (r, na) = finish!(self.apply(t, a, Mode::Call(dst)));
+                    a = na;
+                    refresh!();
+                    match r {
                         Applied::Entered => entered!(),
                         Applied::Value(p) => wp!(dst, p),
                     }
@@ -582,7 +647,10 @@ impl<'p, 'io> Pe<'p, 'io> {
                         let x = rp!(get!(pool, args as usize + i));
                         self.tmp.push(x);
                     }
-                    match finish!(self.apply(t, &mut a, Mode::Tail)) {
+                    let (r, na) = finish!(self.apply(t, a, Mode::Tail));
+                    a = na;
+                    refresh!();
+                    match r {
                         Applied::Entered => entered!(),
                         Applied::Value(p) => ret!(p),
                     }
@@ -609,6 +677,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                         pbase: f.pbase as usize,
                         vbase: f.vbase as usize,
                     };
+                    refresh!();
                     wv!(f.dst, v);
                 }
                 Op::Par { reg } => {
@@ -638,10 +707,10 @@ impl<'p, 'io> Pe<'p, 'io> {
     fn eval_slow(
         &mut self,
         t: &mut Thread,
-        a: &mut Act,
+        mut a: Act,
         reg: u16,
         tail: bool,
-    ) -> Result<Evaled, Stop> {
+    ) -> Result<(Evaled, Act), Stop> {
         let p = self.heap.deref(t.ptrs[a.pbase + reg as usize]);
         let h = self.heap.mem[p.0 as usize];
         match h_kind(h) {
@@ -678,12 +747,12 @@ impl<'p, 'io> Pe<'p, 'io> {
                 t.vals.resize(vslot + info.nvregs as usize, 0);
                 self.heap.mem[i] = header(kind::BLACKHOLE, 1, t.id);
                 self.heap.mem[i + 1] = 0;
-                *a = Act {
+                a = Act {
                     pc: info.entry as usize,
                     pbase: slot + 1,
                     vbase: vslot,
                 };
-                Ok(Evaled::Entered)
+                Ok((Evaled::Entered, a))
             }
             kind::BLACKHOLE => {
                 if h_info(h) == t.id {
@@ -694,15 +763,15 @@ impl<'p, 'io> Pe<'p, 'io> {
                 t.blocked_on = p;
                 t.state = State::Blocked;
                 a.pc -= 1; // retry the Eval / Enter when woken
-                Ok(Evaled::Blocked)
+                Ok((Evaled::Blocked, a))
             }
             kind::STR => {
                 let v = self.unpack_str(t, a.pbase + reg as usize)?;
-                Ok(Evaled::Value(v))
+                Ok((Evaled::Value(v), a))
             }
             kind::STDIN => {
                 let v = self.unpack_stdin(t, a.pbase + reg as usize)?;
-                Ok(Evaled::Value(v))
+                Ok((Evaled::Value(v), a))
             }
             k => err(format!("internal error: evaluating a node of kind {k}")),
         }
@@ -770,7 +839,7 @@ impl<'p, 'io> Pe<'p, 'io> {
     }
 
     /// Applies `tmp[0]` (an evaluated FUN or PAP) to `tmp[1..]`.
-    fn apply(&mut self, t: &mut Thread, a: &mut Act, mode: Mode) -> Result<Applied, Stop> {
+    fn apply(&mut self, t: &mut Thread, a: Act, mode: Mode) -> Result<(Applied, Act), Stop> {
         let f = self.heap.deref(self.tmp[0]);
         let h = self.heap.hdr(f);
         let sc = h_info(h);
@@ -795,7 +864,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 self.heap.mem[i + 1 + k] = self.tmp[1 + k].0 as u64;
             }
             self.tmp.clear();
-            return Ok(Applied::Value(p));
+            return Ok((Applied::Value(p), a));
         }
         let (mut base, vb) = match mode {
             Mode::Call(dst) => {
@@ -829,12 +898,12 @@ impl<'p, 'io> Pe<'p, 'io> {
         t.ptrs.resize(base + info.nregs as usize, self.l.dummy);
         t.vals.resize(vb + info.nvregs as usize, 0);
         self.tmp.clear();
-        *a = Act {
+        let a = Act {
             pc: info.entry as usize,
             pbase: base,
             vbase: vb,
         };
-        Ok(Applied::Entered)
+        Ok((Applied::Entered, a))
     }
 }
 
