@@ -3,9 +3,16 @@
 //!
 //! Variables, literals, constructors, application, lambda, `let`/`letrec`,
 //! and `case` on one constructor level with a default. Pattern matching,
-//! guards, `where`, comprehensions and `do` are gone; so (once the type
-//! checker's elaboration is in) is overloading: dictionaries are ordinary
+//! guards, `where`, comprehensions and `do` are gone, and so is overloading:
+//! dictionaries are ordinary values (see `desugar`). A class `C` is a data
+//! type `C` with one constructor `D:C` (superclass dictionaries, then
+//! methods); its methods are selector functions; instances are top-level
+//! dictionaries (or functions from the dictionaries of their context to
+//! one); an overloaded function takes its dictionaries as its first
 //! arguments.
+//!
+//! A [`Program`] is one recursive group of every module's bindings;
+//! [`Program::check_scopes`] checks that it is closed.
 
 use gph_syntax::lexer::Sym;
 use num_bigint::BigInt;
@@ -104,6 +111,158 @@ impl Expr {
     }
 }
 
+// ------------------------------------------------------------ scope check
+
+impl Program {
+    /// Checks that the program is closed and well scoped, as the back end
+    /// assumes: every `Global` names a top-level binding or a primitive, every
+    /// `Con` a constructor of a data type, every `Local` a variable bound by
+    /// an enclosing lambda, `let`, `case` binder or alternative; constructor
+    /// alternatives have as many variables as the constructor has fields, and
+    /// no top-level name is defined twice. Returns the first problem found.
+    pub fn check_scopes(&self) -> Result<(), String> {
+        use std::collections::{HashMap, HashSet};
+        let mut globals: HashSet<&str> = HashSet::new();
+        for (n, _) in &self.binds {
+            if !globals.insert(n) {
+                return Err(format!("top-level `{n}` defined twice"));
+            }
+        }
+        for (n, _, _) in &self.prims {
+            if !globals.insert(n) {
+                return Err(format!("primitive `{n}` defined twice"));
+            }
+        }
+        let mut cons: HashMap<&str, usize> = HashMap::new();
+        for d in &self.data {
+            for c in &d.constrs {
+                if c.strict.len() != c.arity {
+                    return Err(format!(
+                        "constructor `{}`: strictness of {} fields, arity {}",
+                        c.name,
+                        c.strict.len(),
+                        c.arity
+                    ));
+                }
+                if cons.insert(&c.name, c.arity).is_some() {
+                    return Err(format!("constructor `{}` defined twice", c.name));
+                }
+            }
+        }
+        struct Checker<'a> {
+            globals: HashSet<&'a str>,
+            cons: HashMap<&'a str, usize>,
+            scope: Vec<Var>,
+        }
+        impl Checker<'_> {
+            fn expr(&mut self, e: &Expr) -> Result<(), String> {
+                match e {
+                    Expr::Local(v) => {
+                        if self.scope.contains(v) {
+                            Ok(())
+                        } else {
+                            Err(format!("unbound local `{v}`"))
+                        }
+                    }
+                    Expr::Global(g) => {
+                        if self.globals.contains(&**g) {
+                            Ok(())
+                        } else {
+                            Err(format!("unbound global `{g}`"))
+                        }
+                    }
+                    Expr::Con(c) => {
+                        if self.cons.contains_key(&**c) {
+                            Ok(())
+                        } else {
+                            Err(format!("unknown constructor `{c}`"))
+                        }
+                    }
+                    Expr::Lit(_) => Ok(()),
+                    Expr::App(f, args) => {
+                        if args.is_empty() {
+                            return Err("application to no arguments".into());
+                        }
+                        self.expr(f)?;
+                        args.iter().try_for_each(|a| self.expr(a))
+                    }
+                    Expr::Lam(vs, body) => {
+                        if vs.is_empty() {
+                            return Err("lambda without parameters".into());
+                        }
+                        let mark = self.scope.len();
+                        self.scope.extend(vs.iter().cloned());
+                        let r = self.expr(body);
+                        self.scope.truncate(mark);
+                        r
+                    }
+                    Expr::Let(b, body) => {
+                        let mark = self.scope.len();
+                        match &**b {
+                            Bind::NonRec(v, e) => {
+                                self.expr(e)?;
+                                self.scope.push(v.clone());
+                            }
+                            Bind::Rec(bs) => {
+                                self.scope.extend(bs.iter().map(|(v, _)| v.clone()));
+                                for (_, e) in bs {
+                                    self.expr(e)?;
+                                }
+                            }
+                        }
+                        let r = self.expr(body);
+                        self.scope.truncate(mark);
+                        r
+                    }
+                    Expr::Case(scrut, b, alts, def) => {
+                        self.expr(scrut)?;
+                        let mark = self.scope.len();
+                        self.scope.push(b.clone());
+                        for a in alts {
+                            if let AltCon::Con(c) = &a.con {
+                                match self.cons.get(&**c) {
+                                    None => {
+                                        return Err(format!(
+                                            "unknown constructor `{c}` in a pattern"
+                                        ))
+                                    }
+                                    Some(&n) if n != a.vars.len() => {
+                                        return Err(format!(
+                                        "constructor `{c}` of arity {n} matched with {} variables",
+                                        a.vars.len()
+                                    ))
+                                    }
+                                    _ => {}
+                                }
+                            } else if !a.vars.is_empty() {
+                                return Err("literal alternative binds variables".into());
+                            }
+                            let m = self.scope.len();
+                            self.scope.extend(a.vars.iter().cloned());
+                            self.expr(&a.body)?;
+                            self.scope.truncate(m);
+                        }
+                        if let Some(d) = def {
+                            self.expr(d)?;
+                        }
+                        self.scope.truncate(mark);
+                        Ok(())
+                    }
+                }
+            }
+        }
+        let mut ck = Checker {
+            globals,
+            cons,
+            scope: Vec::new(),
+        };
+        for (n, e) in &self.binds {
+            ck.expr(e).map_err(|m| format!("in `{n}`: {m}"))?;
+        }
+        Ok(())
+    }
+}
+
 // ------------------------------------------------------------ printing
 
 impl fmt::Display for Var {
@@ -124,11 +283,36 @@ impl fmt::Display for Lit {
     }
 }
 
+/// Splits `Data.List.sortBy` into the module qualifier `Data.List.` and the
+/// name `sortBy` (`Prelude..` is the operator `.` of `Prelude`).
+fn split_qual(s: &str) -> (&str, &str) {
+    let mut i = 0;
+    loop {
+        let rest = &s[i..];
+        let id = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+            .unwrap_or(rest.len());
+        if id > 0
+            && rest.starts_with(|c: char| c.is_uppercase())
+            && rest[id..].starts_with('.')
+            && id + 1 < rest.len()
+        {
+            i += id + 1;
+        } else {
+            return s.split_at(i);
+        }
+    }
+}
+
 fn name(s: &str) -> String {
-    // Operators print in parentheses, as in Haskell.
-    let last = s.rsplit('.').next().unwrap_or(s);
+    // Operators print in parentheses, as in Haskell; generated names
+    // (`$fShowInt`, `$p1Ord`) and built-in syntax (`[]`, `(,)`) do not.
+    let (_, last) = split_qual(s);
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let generated = last.starts_with('$') && last[1..].starts_with(ident);
     if !last.is_empty()
-        && !last.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '(' || c == '[')
+        && !generated
+        && !last.starts_with(|c: char| ident(c) || c == '(' || c == '[')
     {
         format!("({s})")
     } else {

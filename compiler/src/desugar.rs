@@ -1,4 +1,39 @@
-//! Desugaring the renamed program to Core, with a pattern-match compiler.
+//! Desugaring the elaborated program (the type checker's output, see
+//! `types::elab`) to Core, with a pattern-match compiler.
+//!
+//! # Overloading
+//!
+//! The input has every overloading explicit; the output has no classes at
+//! all, only ordinary data and functions:
+//!
+//! * A class `C` (say `Prelude.Num`) is a Core data type of the same name
+//!   with one constructor `D:C` (`Prelude.D:Num`) whose fields are the
+//!   superclass dictionaries, then the methods (in `elab::ClassDef` order),
+//!   all lazy.
+//! * Each method's global name (`Prelude.+`) is a top-level selector
+//!   `\d -> case d of D:Num f0 .. fn -> fk`; superclass `i` (0-based) of `C`
+//!   is selected by the generated global `M.$p{i+1}C` (GHC's naming:
+//!   `Prelude.$p1Ord` gives the `Eq` dictionary of an `Ord` dictionary), so
+//!   `Dict::Super(d, Ord, 0)` is `Prelude.$p1Ord d`.
+//! * `Dict::Inst(dfun, args)` is `dfun args..`; `Dict::Var` the local.
+//! * An instance is a top-level binding
+//!   `dfun = \dicts -> letrec this = D:C supers.. methods..; m1 = ..; .. in this`
+//!   (no lambda without context). A method whose definition is a small
+//!   expression (e.g. a default method applied to `this`) is put in the
+//!   record directly rather than bound.
+//! * Default methods (`M.$dm==`) and every other binding with dictionary
+//!   parameters `Binding::Fun { dicts, clauses }` become
+//!   `\dicts.. args.. -> match`: one lambda for the dictionaries and the
+//!   arguments together (the same value as `\dicts -> \args -> ..`).
+//! * A method with neither an instance definition nor a default is
+//!   `Prelude.errorWithoutStackTrace "LOC: No instance nor default method
+//!   for class operation M"` (GHC's message).
+//!
+//! Literals at `Int`, `Integer`, `Double`, `Char` and strings are Core
+//! literals; a rational literal is `Prelude.:% n d`; the `do` failure message
+//! is a string literal with GHC's location format.
+//!
+//! # Pattern matching
 //!
 //! The match compiler is the classic one (Augustsson; Wadler, "Efficient
 //! compilation of pattern matching"): the rows of a match are split into
@@ -11,17 +46,27 @@
 //! warning; a reachable final failure is a non-exhaustive-pattern warning and
 //! a located run-time error (`Prelude.patternMatchFail`).
 //!
-//! Until the type checker's elaboration is wired in, overloaded operations
-//! (literals, `==` on literal patterns, `>>=` in `do`) are emitted without
-//! their dictionary arguments.
+//! * Literal patterns at `Int`, `Integer`, `Double` and `Char` become one
+//!   `case` with literal alternatives (primitive comparison). A string
+//!   literal pattern is the list of its characters (`"ab"` is
+//!   `'a' : 'b' : []`), matched character by character.
+//! * An overloaded literal pattern (`Pat::Overloaded { eq, value }`, a
+//!   literal at a type other than the primitive ones) is a test
+//!   `case eq v value of True -> <rest of the row>; _ -> <next rows>`; each
+//!   such row is a block of its own.
+//! * A bang pattern `!p` evaluates the scrutinee (`case v of _ -> ..`) before
+//!   matching `p`.
+//! * A newtype constructor is erased: matching it never fails, and as an
+//!   expression it is the identity.
+//! * List comprehensions become `Prelude.concatMap`.
 
 use crate::core::{self, Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Var};
 use crate::exhaustive::{self, Signature};
-use crate::rename::Program;
-use gph_syntax::ast::{self, Decl, Literal, Pat, QName, Rhs, RhsBody, Stmt};
+use crate::types::elab::{self, Binding, Dict, Name, Pat, Rhs, RhsBody, Stmt};
+use crate::types::ty::Global;
 use gph_syntax::lexer::Sym;
 use gph_syntax::{Diagnostic, SourceMap, Span};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug)]
 struct ConInfo {
@@ -30,24 +75,30 @@ struct ConInfo {
     newtype: bool,
 }
 
-/// The full (original) name of a renamed reference.
-pub fn full_name(q: &QName) -> Sym {
-    match &q.qual {
-        Some(m) => Sym::from(format!("{m}.{}", q.name)),
-        None => q.name.clone(),
-    }
+const TRUE: &str = "Gph.Prim.True";
+
+/// The name of the selector of superclass `index` (0-based) of `class`.
+pub fn super_selector(class: &Global, index: usize) -> Sym {
+    Sym::from(format!("{}.$p{}{}", class.module, index + 1, class.name))
 }
 
-const TRUE: &str = "Gph.Prim.True";
+/// The name of the dictionary constructor of `class`.
+pub fn dict_con(class: &Global) -> Sym {
+    Sym::from(format!("{}.D:{}", class.module, class.name))
+}
+
+fn gname(g: &Global) -> Sym {
+    Sym::from(g.to_string())
+}
 
 /// What a row of a match produces once its patterns have matched.
 #[derive(Clone, Copy)]
 enum Body<'a> {
     Rhs(&'a Rhs),
-    Expr(&'a ast::Expr),
+    Expr(&'a elab::Expr),
     /// The variable of that name bound by the row's patterns (lazy patterns).
     Var(&'a Sym),
-    /// Whatever follows a bind in `do`, a generator, or a pattern guard.
+    /// Whatever follows a generator or a pattern guard.
     Cont(&'a dyn Continue),
 }
 
@@ -64,8 +115,8 @@ struct Row<'a> {
 
 /// Where a binding of a declaration group goes.
 enum Target {
-    Name(Sym),
-    Temp(Var),
+    Global(Sym),
+    Local(Var),
 }
 
 struct Desugar<'s> {
@@ -81,11 +132,10 @@ struct Desugar<'s> {
     diags: Vec<Diagnostic>,
 }
 
-fn is_irrefutable_guard(e: &ast::Expr) -> bool {
+fn is_irrefutable_guard(e: &elab::Expr) -> bool {
     match e {
-        ast::Expr::Var(q) => q.qual.as_deref() == Some("Prelude") && &*q.name == "otherwise",
-        ast::Expr::Con(q) => full_name(q).as_ref() == TRUE,
-        ast::Expr::Paren(e, _) => is_irrefutable_guard(e),
+        elab::Expr::Var(Name::Global(g), _) => &*g.module == "Prelude" && &*g.name == "otherwise",
+        elab::Expr::Con(g, _) => g.to_string() == TRUE,
         _ => false,
     }
 }
@@ -101,6 +151,12 @@ fn rhs_total(b: &Body) -> bool {
             }),
         },
         _ => true,
+    }
+}
+
+fn binding_span(b: &Binding) -> Span {
+    match b {
+        Binding::Fun { span, .. } | Binding::Pat { span, .. } => *span,
     }
 }
 
@@ -120,6 +176,34 @@ impl<'s> Desugar<'s> {
         }
     }
 
+    /// GHC locates a missing method at the instance head (`Eq (Maybe a)`,
+    /// context included): the text of the declaration `span` between the
+    /// keyword `instance` and `where` (or its end).
+    fn instance_head(&self, span: Span) -> Span {
+        let Some(f) = self.sources.file_of(span) else {
+            return span;
+        };
+        let text = f.slice(span);
+        let Some(rest) = text.strip_prefix("instance") else {
+            return span;
+        };
+        let start = text.len() - rest.trim_start().len();
+        let end = rest
+            .match_indices("where")
+            .find(|(i, _)| {
+                let before = rest[..*i].chars().next_back();
+                let after = rest[i + 5..].chars().next();
+                before.is_some_and(char::is_whitespace)
+                    && after.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '\''))
+            })
+            .map_or(text.len(), |(i, _)| text.len() - rest.len() + i);
+        let end = start + text[start..end].trim_end().len();
+        if end <= start {
+            return span;
+        }
+        Span::new(span.start as usize + start, span.start as usize + end)
+    }
+
     fn pattern_fail(&self, span: Span, what: &str) -> Expr {
         let loc = format!("{}|{what}", self.location(span));
         Expr::app(
@@ -130,6 +214,15 @@ impl<'s> Desugar<'s> {
 
     fn lookup_local(&self, name: &Sym) -> Option<Var> {
         self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    fn local(&mut self, name: &Sym) -> Expr {
+        match self.lookup_local(name) {
+            Some(v) => Expr::Local(v),
+            // The checker never produces an unbound local; keep going with a
+            // value the scope check reports.
+            None => Expr::Global(Sym::from(format!("<unbound {name}>"))),
+        }
     }
 
     fn if_then_else(&mut self, c: Expr, t: Expr, e: Expr) -> Expr {
@@ -160,45 +253,46 @@ impl<'s> Desugar<'s> {
 
     // ------------------------------------------------------------ literals
 
-    fn literal(&mut self, l: &Literal, negative: bool) -> Expr {
+    fn literal(&mut self, l: &elab::Lit) -> Expr {
         match l {
-            Literal::Int(digits) => {
-                let mut n: num_bigint::BigInt = digits.parse().unwrap_or_default();
-                if negative {
-                    n = -n;
-                }
-                Expr::app(
-                    Expr::global("Prelude.fromInteger"),
-                    vec![Expr::Lit(Lit::Integer(n))],
-                )
-            }
-            Literal::Frac(text) => {
-                let (num, den) = decimal_ratio(text);
-                let num = if negative { -num } else { num };
-                let ratio = Expr::app(
-                    Expr::Con(Sym::from("Prelude.:%")),
-                    vec![Expr::Lit(Lit::Integer(num)), Expr::Lit(Lit::Integer(den))],
-                );
-                Expr::app(Expr::global("Prelude.fromRational"), vec![ratio])
-            }
-            Literal::Char(c) => Expr::Lit(Lit::Char(*c)),
-            Literal::Str(s) => Expr::Lit(Lit::Str(s.clone())),
+            elab::Lit::Int(n) => Expr::Lit(Lit::Int(*n)),
+            elab::Lit::Integer(n) => Expr::Lit(Lit::Integer(n.clone())),
+            elab::Lit::Double(d) => Expr::Lit(Lit::Double(*d)),
+            elab::Lit::Char(c) => Expr::Lit(Lit::Char(*c)),
+            elab::Lit::Str(s) => Expr::Lit(Lit::Str(s.clone())),
+            elab::Lit::Rational(n, d) => Expr::app(
+                Expr::Con(Sym::from("Prelude.:%")),
+                vec![
+                    Expr::Lit(Lit::Integer(n.clone())),
+                    Expr::Lit(Lit::Integer(d.clone())),
+                ],
+            ),
+            elab::Lit::DoFailMsg(span) => Expr::Lit(Lit::Str(Sym::from(format!(
+                "Pattern match failure in do expression at {}",
+                self.location(*span)
+            )))),
         }
     }
 
     // ------------------------------------------------------------ expressions
 
-    fn var_ref(&mut self, q: &QName) -> Expr {
-        if q.qual.is_none() {
-            if let Some(v) = self.lookup_local(&q.name) {
-                return Expr::Local(v);
+    fn dict(&mut self, d: &Dict) -> Expr {
+        match d {
+            Dict::Var(s) => self.local(s),
+            Dict::Inst(g, args) => {
+                let args = args.iter().map(|a| self.dict(a)).collect();
+                Expr::app(Expr::Global(gname(g)), args)
             }
+            Dict::Super(d, class, i) => {
+                let d = self.dict(d);
+                Expr::app(Expr::Global(super_selector(class, *i)), vec![d])
+            }
+            Dict::Hole(h) => Expr::Global(Sym::from(format!("<dictionary hole {h}>"))),
         }
-        Expr::Global(full_name(q))
     }
 
-    fn con_ref(&mut self, q: &QName) -> Expr {
-        let n = full_name(q);
+    fn con_ref(&mut self, g: &Global) -> Expr {
+        let n = gname(g);
         if self.cons.get(&n).is_some_and(|c| c.newtype) {
             // A newtype constructor is the identity at run time.
             let x = self.fresh("x");
@@ -207,38 +301,24 @@ impl<'s> Desugar<'s> {
         Expr::Con(n)
     }
 
-    fn expr(&mut self, e: &ast::Expr) -> Expr {
-        use ast::Expr as E;
+    fn expr(&mut self, e: &elab::Expr) -> Expr {
+        use elab::Expr as E;
         match e {
-            E::Var(q) => self.var_ref(q),
-            E::Con(q) => self.con_ref(q),
-            E::Lit(l, _) => self.literal(l, false),
+            E::Var(Name::Local(s), _) => self.local(s),
+            E::Var(Name::Global(g), _) => Expr::Global(gname(g)),
+            E::Con(g, _) => self.con_ref(g),
+            E::Lit(l, _) => self.literal(l),
+            E::Dict(d) => self.dict(d),
             E::App(..) => {
                 let mut args = Vec::new();
                 let mut f = e;
                 while let E::App(g, a, _) = f {
-                    args.push(a);
+                    args.push(&**a);
                     f = g;
                 }
                 let f = self.expr(f);
                 let args = args.into_iter().rev().map(|a| self.expr(a)).collect();
                 Expr::app(f, args)
-            }
-            E::BinOp(op, l, r, _) => {
-                let f = if op.is_con() {
-                    self.con_ref(op)
-                } else {
-                    self.var_ref(op)
-                };
-                let (l, r) = (self.expr(l), self.expr(r));
-                Expr::app(f, vec![l, r])
-            }
-            E::Neg(x, _) => {
-                if let E::Lit(l @ (Literal::Int(_) | Literal::Frac(_)), _) = &**x {
-                    return self.literal(l, true);
-                }
-                let x = self.expr(x);
-                Expr::app(Expr::global("Prelude.negate"), vec![x])
             }
             E::Lambda(pats, body, span) => {
                 let vars: Vec<Var> = pats.iter().map(|_| self.fresh("a")).collect();
@@ -251,9 +331,13 @@ impl<'s> Desugar<'s> {
                 };
                 let fail = self.pattern_fail(*span, "lambda");
                 let m = self.match_top(&vars, vec![row], fail, None);
-                Expr::Lam(vars, Box::new(m))
+                if vars.is_empty() {
+                    m
+                } else {
+                    Expr::Lam(vars, Box::new(m))
+                }
             }
-            E::Let(ds, body, _) => self.let_group(ds, |d| d.expr(body)),
+            E::Let(bs, body, _) => self.let_group(bs, |d| d.expr(body)),
             E::If(c, t, f, _) => {
                 let (c, t, f) = (self.expr(c), self.expr(t), self.expr(f));
                 self.if_then_else(c, t, f)
@@ -280,9 +364,8 @@ impl<'s> Desugar<'s> {
                 );
                 Expr::Let(Box::new(Bind::NonRec(v, s)), Box::new(m))
             }
-            E::Do(stmts, _) => self.do_block(stmts),
             E::Tuple(es, _) => {
-                let name = Sym::from(format!("({})", ",".repeat(es.len() - 1)));
+                let name = Sym::from(format!("({})", ",".repeat(es.len().saturating_sub(1))));
                 let args = es.iter().map(|e| self.expr(e)).collect();
                 Expr::app(Expr::Con(name), args)
             }
@@ -294,115 +377,23 @@ impl<'s> Desugar<'s> {
                 }
                 out
             }
-            E::Range { from, then, to, .. } => {
-                let (f, name) = match (then, to) {
-                    (None, None) => (vec![from], "Prelude.enumFrom"),
-                    (Some(t), None) => (vec![from, t], "Prelude.enumFromThen"),
-                    (None, Some(u)) => (vec![from, u], "Prelude.enumFromTo"),
-                    (Some(t), Some(u)) => (vec![from, t, u], "Prelude.enumFromThenTo"),
-                };
-                let args = f.into_iter().map(|e| self.expr(e)).collect();
-                Expr::app(Expr::global(name), args)
-            }
             E::Comprehension(head, quals, _) => self.comprehension(head, quals),
-            E::LeftSection(x, op, _) => {
-                // (x op) = \y -> op x y, with x evaluated at most once.
-                let a = self.fresh("l");
-                let y = self.fresh("y");
-                let xe = self.expr(x);
-                let f = if op.is_con() {
-                    self.con_ref(op)
-                } else {
-                    self.var_ref(op)
-                };
-                let body = Expr::Lam(
-                    vec![y.clone()],
-                    Box::new(Expr::app(f, vec![Expr::Local(a.clone()), Expr::Local(y)])),
+            E::NoMethod(g, span) => {
+                let msg = format!(
+                    "{}: No instance nor default method for class operation {}",
+                    self.location(self.instance_head(*span)),
+                    g.name
                 );
-                Expr::Let(Box::new(Bind::NonRec(a, xe)), Box::new(body))
-            }
-            E::RightSection(op, x, _) => {
-                let a = self.fresh("r");
-                let y = self.fresh("y");
-                let xe = self.expr(x);
-                let f = if op.is_con() {
-                    self.con_ref(op)
-                } else {
-                    self.var_ref(op)
-                };
-                let body = Expr::Lam(
-                    vec![y.clone()],
-                    Box::new(Expr::app(f, vec![Expr::Local(y), Expr::Local(a.clone())])),
-                );
-                Expr::Let(Box::new(Bind::NonRec(a, xe)), Box::new(body))
-            }
-            E::Typed(x, _, _) | E::Paren(x, _) => self.expr(x),
-            E::OpChain(_, span)
-            | E::Wildcard(span)
-            | E::As(_, _, span)
-            | E::Lazy(_, span)
-            | E::Record(_, _, span) => {
-                // The renamer reports these; keep going with an error value.
                 Expr::app(
-                    Expr::global("Prelude.error"),
-                    vec![Expr::Lit(Lit::Str(Sym::from(format!(
-                        "{}: invalid expression",
-                        self.location(*span)
-                    ))))],
+                    Expr::global("Prelude.errorWithoutStackTrace"),
+                    vec![Expr::Lit(Lit::Str(Sym::from(msg)))],
                 )
             }
+            E::Pending(i) => Expr::Global(Sym::from(format!("<pending {i}>"))),
         }
     }
 
-    fn do_block(&mut self, stmts: &[Stmt]) -> Expr {
-        let Some((first, rest)) = stmts.split_first() else {
-            return Expr::global("Prelude.undefined");
-        };
-        if rest.is_empty() {
-            if let Stmt::Expr(e) = first {
-                return self.expr(e);
-            }
-        }
-        match first {
-            Stmt::Expr(e) => {
-                let a = self.expr(e);
-                let b = self.do_block(rest);
-                Expr::app(Expr::global("Prelude.>>"), vec![a, b])
-            }
-            Stmt::Let(ds, _) => self.let_group(ds, |d| d.do_block(rest)),
-            Stmt::Bind(p, e, span) => {
-                let m = self.expr(e);
-                let v = self.fresh("x");
-                let fail = if self.failable(p) {
-                    let msg = format!(
-                        "Pattern match failure in do expression at {}",
-                        self.location(p.span())
-                    );
-                    Expr::app(
-                        Expr::global("Prelude.fail"),
-                        vec![Expr::Lit(Lit::Str(Sym::from(msg)))],
-                    )
-                } else {
-                    self.pattern_fail(*span, "do")
-                };
-                let cont = DoRest(rest);
-                let row = Row {
-                    pats: vec![p.clone()],
-                    env: vec![],
-                    lazy: vec![],
-                    body: Body::Cont(&cont),
-                    span: *span,
-                };
-                let body = self.match_top(std::slice::from_ref(&v), vec![row], fail, None);
-                Expr::app(
-                    Expr::global("Prelude.>>="),
-                    vec![m, Expr::Lam(vec![v], Box::new(body))],
-                )
-            }
-        }
-    }
-
-    fn comprehension(&mut self, head: &ast::Expr, quals: &[Stmt]) -> Expr {
+    fn comprehension(&mut self, head: &elab::Expr, quals: &[Stmt]) -> Expr {
         let Some((q, rest)) = quals.split_first() else {
             let h = self.expr(head);
             return Expr::app(
@@ -416,7 +407,7 @@ impl<'s> Desugar<'s> {
                 let t = self.comprehension(head, rest);
                 self.if_then_else(c, t, Expr::Con(Sym::from("[]")))
             }
-            Stmt::Let(ds, _) => self.let_group(ds, |d| d.comprehension(head, rest)),
+            Stmt::Let(bs, _) => self.let_group(bs, |d| d.comprehension(head, rest)),
             Stmt::Bind(p, l, span) => {
                 let list = self.expr(l);
                 let v = self.fresh("x");
@@ -445,14 +436,14 @@ impl<'s> Desugar<'s> {
     // ------------------------------------------------------------ bindings
 
     /// Desugars a `let`/`where` group around the body that `k` produces.
-    fn let_group(&mut self, ds: &[Decl], k: impl FnOnce(&mut Self) -> Expr) -> Expr {
+    fn let_group(&mut self, bs: &[Binding], k: impl FnOnce(&mut Self) -> Expr) -> Expr {
         let mut scope = HashMap::new();
-        for name in group_binders(ds) {
-            let v = self.fresh(&name);
+        for name in group_binders(bs) {
+            let v = self.fresh(printed(&name));
             scope.insert(name, v);
         }
-        self.scopes.push(scope.clone());
-        let binds = self.bindings(ds, None);
+        self.scopes.push(scope);
+        let binds = self.bindings(bs, None);
         let body = k(self);
         self.scopes.pop();
         if binds.is_empty() {
@@ -460,62 +451,75 @@ impl<'s> Desugar<'s> {
         }
         let binds = binds
             .into_iter()
-            .map(|(t, e)| match t {
-                Target::Name(n) => (scope[&n].clone(), e),
-                Target::Temp(v) => (v, e),
+            .filter_map(|(t, e)| match t {
+                Target::Local(v) => Some((v, e)),
+                Target::Global(_) => None,
             })
             .collect();
         Expr::Let(Box::new(Bind::Rec(binds)), Box::new(body))
     }
 
-    /// The bindings of a declaration group. `top` is the module for top-level
-    /// groups (pattern temporaries become globals there).
-    fn bindings(&mut self, ds: &[Decl], top: Option<&Sym>) -> Vec<(Target, Expr)> {
+    /// `\dicts.. args.. -> match clauses`.
+    fn function(
+        &mut self,
+        dicts: &[Sym],
+        clauses: &[elab::Clause],
+        span: Span,
+        what: &str,
+    ) -> Expr {
+        let dvars: Vec<Var> = dicts.iter().map(|d| self.fresh(printed(d))).collect();
+        self.scopes
+            .push(dicts.iter().cloned().zip(dvars.iter().cloned()).collect());
+        let nargs = clauses.first().map_or(0, |c| c.args.len());
+        let vars: Vec<Var> = (0..nargs).map(|_| self.fresh("a")).collect();
+        let rows = clauses
+            .iter()
+            .map(|c| Row {
+                pats: c.args.clone(),
+                env: vec![],
+                lazy: vec![],
+                body: Body::Rhs(&c.rhs),
+                span: c.span,
+            })
+            .collect();
+        let fail = self.pattern_fail(span, what);
+        let body = self.match_top(&vars, rows, fail, Some(what));
+        self.scopes.pop();
+        let params: Vec<Var> = dvars.into_iter().chain(vars).collect();
+        if params.is_empty() {
+            body
+        } else {
+            Expr::Lam(params, Box::new(body))
+        }
+    }
+
+    /// The bindings of a group. `top` is the module for top-level groups
+    /// (names and pattern temporaries are globals there).
+    fn bindings(&mut self, bs: &[Binding], top: Option<&Sym>) -> Vec<(Target, Expr)> {
         let mut out = Vec::new();
-        let mut i = 0;
-        while i < ds.len() {
+        for b in bs {
             if top.is_some() {
                 self.next = 0;
             }
-            match &ds[i] {
-                Decl::FunClause { name, args, .. } => {
-                    let mut j = i + 1;
-                    while j < ds.len()
-                        && matches!(&ds[j], Decl::FunClause { name: n, .. } if n.name == name.name)
-                    {
-                        j += 1;
-                    }
-                    let clauses = &ds[i..j];
-                    let span = clauses[0].span().to(clauses[j - i - 1].span());
-                    let vars: Vec<Var> = args.iter().map(|_| self.fresh("a")).collect();
-                    let rows = clauses
-                        .iter()
-                        .filter_map(|c| match c {
-                            Decl::FunClause {
-                                args, rhs, span, ..
-                            } => Some(Row {
-                                pats: args.clone(),
-                                env: vec![],
-                                lazy: vec![],
-                                body: Body::Rhs(rhs),
-                                span: *span,
-                            }),
-                            _ => None,
-                        })
-                        .collect();
-                    let what = format!("function {}", name.name);
-                    let fail = self.pattern_fail(span, &what);
-                    let body = self.match_top(&vars, rows, fail, Some(&what));
-                    let e = if vars.is_empty() {
-                        body
-                    } else {
-                        Expr::Lam(vars, Box::new(body))
+            match b {
+                Binding::Fun {
+                    name,
+                    dicts,
+                    clauses,
+                    span,
+                } => {
+                    let (target, short) = match name {
+                        Name::Global(g) => (Target::Global(gname(g)), g.name.clone()),
+                        Name::Local(s) => match self.lookup_local(s) {
+                            Some(v) => (Target::Local(v), s.clone()),
+                            None => continue,
+                        },
                     };
-                    out.push((Target::Name(name.name.clone()), e));
-                    i = j;
-                    continue;
+                    let what = format!("function {short}");
+                    let e = self.function(dicts, clauses, *span, &what);
+                    out.push((target, e));
                 }
-                Decl::PatBind { pat, rhs, span } => {
+                Binding::Pat { pat, rhs, span } => {
                     let fail = self.pattern_fail(*span, "pattern binding");
                     let value = self.emit(
                         &Row {
@@ -530,21 +534,21 @@ impl<'s> Desugar<'s> {
                     let (target, reference) = match top {
                         Some(m) => {
                             self.next_global += 1;
-                            let n = Sym::from(format!("pat{}", self.next_global));
-                            (
-                                Target::Name(n.clone()),
-                                Expr::Global(Sym::from(format!("{m}.{n}"))),
-                            )
+                            let n = Sym::from(format!("{m}.pat{}", self.next_global));
+                            (Target::Global(n.clone()), Expr::Global(n))
                         }
                         None => {
                             let v = self.fresh("pat");
-                            (Target::Temp(v.clone()), Expr::Local(v))
+                            (Target::Local(v.clone()), Expr::Local(v))
                         }
                     };
                     out.push((target, value));
                     let mut vars = Vec::new();
                     pat_vars(pat, &mut vars);
                     for x in vars {
+                        if top.is_some() {
+                            self.next = 0;
+                        }
                         let t = self.fresh("p");
                         let row = Row {
                             pats: vec![pat.clone()],
@@ -555,15 +559,20 @@ impl<'s> Desugar<'s> {
                         };
                         let fail = self.pattern_fail(*span, "irrefutable pattern");
                         let sel = self.match_top(std::slice::from_ref(&t), vec![row], fail, None);
+                        let target = match top {
+                            Some(m) => Target::Global(Sym::from(format!("{m}.{x}"))),
+                            None => match self.lookup_local(&x) {
+                                Some(v) => Target::Local(v),
+                                None => continue,
+                            },
+                        };
                         out.push((
-                            Target::Name(x.clone()),
+                            target,
                             Expr::Let(Box::new(Bind::NonRec(t, reference.clone())), Box::new(sel)),
                         ));
                     }
                 }
-                _ => {}
             }
-            i += 1;
         }
         out
     }
@@ -599,7 +608,7 @@ impl<'s> Desugar<'s> {
         })
     }
 
-    fn guard_chain(&mut self, quals: &[Stmt], body: &ast::Expr, fail: Expr) -> Expr {
+    fn guard_chain(&mut self, quals: &[Stmt], body: &elab::Expr, fail: Expr) -> Expr {
         let Some((q, rest)) = quals.split_first() else {
             return self.expr(body);
         };
@@ -610,7 +619,7 @@ impl<'s> Desugar<'s> {
                 let t = self.guard_chain(rest, body, fail.clone());
                 self.if_then_else(c, t, fail)
             }
-            Stmt::Let(ds, _) => self.let_group(ds, |d| d.guard_chain(rest, body, fail)),
+            Stmt::Let(bs, _) => self.let_group(bs, |d| d.guard_chain(rest, body, fail)),
             Stmt::Bind(p, e, span) => {
                 let scrut = self.expr(e);
                 let v = self.fresh("g");
@@ -625,6 +634,93 @@ impl<'s> Desugar<'s> {
                 let m = self.match_rows(std::slice::from_ref(&v), vec![row], fail);
                 Expr::Let(Box::new(Bind::NonRec(v, scrut)), Box::new(m))
             }
+        }
+    }
+
+    // ------------------------------------------------------------ classes
+
+    /// The data type of a class's dictionaries, its method selectors and its
+    /// superclass selectors.
+    fn class(&mut self, c: &elab::ClassDef, out: &mut core::Program) {
+        let con = dict_con(&c.name);
+        let n = c.supers.len() + c.methods.len();
+        out.data.push(DataType {
+            name: gname(&c.name),
+            constrs: vec![Constr {
+                name: con.clone(),
+                arity: n,
+                strict: vec![false; n],
+            }],
+        });
+        let fields = c
+            .supers
+            .iter()
+            .enumerate()
+            .map(|(i, _)| super_selector(&c.name, i))
+            .chain(c.methods.iter().map(gname));
+        for (k, sel) in fields.enumerate() {
+            self.next = 0;
+            let d = self.fresh("d");
+            let fs: Vec<Var> = (0..n).map(|_| self.fresh("f")).collect();
+            let b = self.fresh("c");
+            let body = Expr::Case(
+                Box::new(Expr::Local(d.clone())),
+                b,
+                vec![Alt {
+                    con: AltCon::Con(con.clone()),
+                    vars: fs.clone(),
+                    body: Expr::Local(fs[k].clone()),
+                }],
+                None,
+            );
+            out.binds.push((sel, Expr::Lam(vec![d], Box::new(body))));
+        }
+    }
+
+    /// An instance's dictionary (function).
+    fn instance(&mut self, i: &elab::InstanceDef) -> Expr {
+        self.next = 0;
+        let dvars: Vec<Var> = i.dicts.iter().map(|d| self.fresh(printed(d))).collect();
+        let this = self.fresh(printed(&i.this));
+        let mut scope: HashMap<Sym, Var> =
+            i.dicts.iter().cloned().zip(dvars.iter().cloned()).collect();
+        scope.insert(i.this.clone(), this.clone());
+        self.scopes.push(scope);
+        let mut fields: Vec<Expr> = i.supers.iter().map(|d| self.dict(d)).collect();
+        let mut binds = vec![];
+        for m in &i.methods {
+            let Binding::Fun {
+                name,
+                dicts,
+                clauses,
+                span,
+            } = m
+            else {
+                continue;
+            };
+            let short = match name {
+                Name::Global(g) => g.name.clone(),
+                Name::Local(s) => s.clone(),
+            };
+            let what = format!("function {short}");
+            let e = self.function(dicts, clauses, *span, &what);
+            if is_small(&e) {
+                fields.push(e);
+            } else {
+                let v = self.fresh(printed(&short));
+                fields.push(Expr::Local(v.clone()));
+                binds.push((v, e));
+            }
+        }
+        self.scopes.pop();
+        let record = Expr::app(Expr::Con(dict_con(&i.class)), fields);
+        let mut all = vec![(this.clone(), record)];
+        all.extend(binds);
+        let body = Expr::Let(Box::new(Bind::Rec(all)), Box::new(Expr::Local(this)));
+        if dvars.is_empty() {
+            body
+        } else {
+            Expr::Lam(dvars, Box::new(body))
         }
     }
 
@@ -647,13 +743,12 @@ impl<'s> Desugar<'s> {
 
     /// Overlap and exhaustiveness warnings for a match (see `exhaustive`).
     fn warn_patterns(&mut self, rows: &[Row], what: &str) {
-        let full = |q: &QName| full_name(q);
         let simple: Vec<Vec<exhaustive::P>> = rows
             .iter()
             .map(|r| {
                 r.pats
                     .iter()
-                    .map(|p| exhaustive::simplify(p, &full, self))
+                    .map(|p| exhaustive::simplify(p, self))
                     .collect()
             })
             .collect();
@@ -706,16 +801,20 @@ impl<'s> Desugar<'s> {
         for r in &mut rows {
             normalize(r, u, &self.cons);
         }
-        // Split into blocks of the same kind of first pattern.
+        // Split into blocks of the same kind of first pattern; overloaded
+        // literals are a block each.
         let kind = |p: &Pat| match p {
             Pat::Con(..) => 1,
-            Pat::Lit(..) | Pat::NegLit(..) => 2,
+            Pat::Lit(..) => 2,
+            Pat::Bang(..) => 3,
+            Pat::Overloaded { .. } => 4,
             _ => 0,
         };
         let mut blocks: Vec<Vec<Row>> = Vec::new();
         for r in rows {
+            let k = kind(&r.pats[0]);
             match blocks.last_mut() {
-                Some(b) if kind(&b[0].pats[0]) == kind(&r.pats[0]) => b.push(r),
+                Some(b) if k != 4 && kind(&b[0].pats[0]) == k => b.push(r),
                 _ => blocks.push(vec![r]),
             }
         }
@@ -726,16 +825,16 @@ impl<'s> Desugar<'s> {
         acc
     }
 
-    fn match_block(&mut self, u: &Var, us: &[Var], block: Vec<Row>, fail: Expr) -> Expr {
+    fn match_block(&mut self, u: &Var, us: &[Var], mut block: Vec<Row>, fail: Expr) -> Expr {
         match &block[0].pats[0] {
             Pat::Con(..) => {
                 let mut order: Vec<Sym> = Vec::new();
                 let mut groups: HashMap<Sym, (Vec<Var>, Vec<Row>)> = HashMap::new();
                 for mut r in block {
-                    let Pat::Con(q, args, _) = r.pats.remove(0) else {
+                    let Pat::Con(g, args, _) = r.pats.remove(0) else {
                         unreachable!("constructor block")
                     };
-                    let c = full_name(&q);
+                    let c = gname(&g);
                     if !groups.contains_key(&c) {
                         let vars = (0..args.len()).map(|_| self.fresh("f")).collect();
                         order.push(c.clone());
@@ -773,58 +872,73 @@ impl<'s> Desugar<'s> {
                     if complete { None } else { Some(Box::new(fail)) },
                 )
             }
-            Pat::Lit(..) | Pat::NegLit(..) => {
-                // One test per distinct literal, in order of appearance.
-                let mut order: Vec<(Literal, bool)> = Vec::new();
+            Pat::Lit(..) => {
+                // One alternative per distinct literal, in order of appearance.
+                let mut order: Vec<Lit> = Vec::new();
                 let mut groups: Vec<Vec<Row>> = Vec::new();
                 for mut r in block {
-                    let (l, neg) = match r.pats.remove(0) {
-                        Pat::Lit(l, _) => (l, false),
-                        Pat::NegLit(l, _) => (l, true),
-                        _ => unreachable!("literal block"),
+                    let Pat::Lit(l, _) = r.pats.remove(0) else {
+                        unreachable!("literal block")
                     };
-                    match order.iter().position(|(o, n)| same_lit(o, &l) && *n == neg) {
+                    let l = match self.literal(&l) {
+                        Expr::Lit(l) => l,
+                        _ => unreachable!("primitive literal pattern"),
+                    };
+                    match order.iter().position(|o| same_lit(o, &l)) {
                         Some(k) => groups[k].push(r),
                         None => {
-                            order.push((l, neg));
+                            order.push(l);
                             groups.push(vec![r]);
                         }
                     }
                 }
-                if order.iter().all(|(l, _)| matches!(l, Literal::Char(_))) {
-                    let alts = order
-                        .into_iter()
-                        .zip(groups)
-                        .map(|((l, _), rows)| {
-                            let Literal::Char(c) = l else {
-                                unreachable!("char literal")
-                            };
-                            Alt {
-                                con: AltCon::Lit(Lit::Char(c)),
-                                vars: vec![],
-                                body: self.match_rows(us, rows, fail.clone()),
-                            }
-                        })
-                        .collect();
-                    let b = self.fresh("c");
-                    return Expr::Case(
-                        Box::new(Expr::Local(u.clone())),
-                        b,
-                        alts,
-                        Some(Box::new(fail)),
-                    );
+                let alts = order
+                    .into_iter()
+                    .zip(groups)
+                    .map(|(l, rows)| Alt {
+                        con: AltCon::Lit(l),
+                        vars: vec![],
+                        body: self.match_rows(us, rows, fail.clone()),
+                    })
+                    .collect();
+                let b = self.fresh("c");
+                Expr::Case(
+                    Box::new(Expr::Local(u.clone())),
+                    b,
+                    alts,
+                    Some(Box::new(fail)),
+                )
+            }
+            Pat::Overloaded { .. } => {
+                let mut r = block.remove(0);
+                let Pat::Overloaded { eq, value, .. } = r.pats.remove(0) else {
+                    unreachable!("overloaded literal block")
+                };
+                let eq = self.expr(&eq);
+                let value = self.expr(&value);
+                let test = Expr::app(eq, vec![Expr::Local(u.clone()), value]);
+                let then = self.match_rows(us, vec![r], fail.clone());
+                self.if_then_else(test, then, fail)
+            }
+            Pat::Bang(..) => {
+                // Evaluate the scrutinee, then match the inner patterns.
+                for r in &mut block {
+                    if let Pat::Bang(p, _) =
+                        std::mem::replace(&mut r.pats[0], Pat::Wildcard(Span::default()))
+                    {
+                        r.pats[0] = *p;
+                    }
                 }
-                let mut acc = fail.clone();
-                for ((l, neg), rows) in order.into_iter().zip(groups).rev() {
-                    let lit = self.literal(&l, neg);
-                    let test = Expr::app(
-                        Expr::global("Prelude.=="),
-                        vec![Expr::Local(u.clone()), lit],
-                    );
-                    let then = self.match_rows(us, rows, fail.clone());
-                    acc = self.if_then_else(test, then, acc);
-                }
-                acc
+                let mut vars = vec![u.clone()];
+                vars.extend(us.iter().cloned());
+                let body = self.match_rows(&vars, block, fail);
+                let b = self.fresh("c");
+                Expr::Case(
+                    Box::new(Expr::Local(u.clone())),
+                    b,
+                    vec![],
+                    Some(Box::new(body)),
+                )
             }
             _ => {
                 // Variables were bound by `normalize`; lazy patterns bind their
@@ -835,7 +949,7 @@ impl<'s> Desugar<'s> {
                         let mut vars = Vec::new();
                         pat_vars(&p, &mut vars);
                         for x in vars {
-                            let v = self.fresh(&x);
+                            let v = self.fresh(printed(&x));
                             let row = Row {
                                 pats: vec![(*p).clone()],
                                 env: vec![],
@@ -850,7 +964,7 @@ impl<'s> Desugar<'s> {
                                 Box::new(Expr::Local(v.clone())),
                             );
                             // Bind through a let so that the selector is a shared thunk.
-                            let t = self.fresh(&x);
+                            let t = self.fresh(printed(&x));
                             r.env.push((x.clone(), t.clone()));
                             r.lazy.push((t, bound));
                         }
@@ -861,27 +975,36 @@ impl<'s> Desugar<'s> {
             }
         }
     }
+}
 
-    /// Whether a `do` pattern can fail (needs `fail`): anything but variables,
-    /// wildcards, lazy patterns and single-constructor patterns of such.
-    fn failable(&self, p: &Pat) -> bool {
-        match p {
-            Pat::Var(_) | Pat::Wildcard(_) | Pat::Lazy(..) => false,
-            Pat::Paren(p, _) | Pat::Typed(p, _, _) | Pat::Bang(p, _) | Pat::As(_, p, _) => {
-                self.failable(p)
-            }
-            Pat::Tuple(ps, _) => ps.iter().any(|p| self.failable(p)),
-            Pat::Con(q, ps, _) => {
-                let n = full_name(q);
-                let single = self
-                    .cons
-                    .get(&n)
-                    .is_some_and(|c| self.siblings.get(&c.ty).is_some_and(|s| s.len() == 1))
-                    || &*n == "()";
-                !single || ps.iter().any(|p| self.failable(p))
-            }
-            _ => true,
+/// How a variable named by the checker prints in Core: without the number
+/// that made it unique (Core variables have their own), and `op` for an
+/// operator (`$dNum12` is `$dNum_4`, a local `==` is `op_5`).
+fn printed(name: &str) -> &str {
+    if !name.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$') {
+        return "op";
+    }
+    match name.strip_prefix('$') {
+        Some(rest) => {
+            let trimmed = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+            &name[..1 + trimmed.len()]
         }
+        None => name,
+    }
+}
+
+/// Whether a method's Core is small enough to go into the dictionary record
+/// directly: a variable, literal or constructor applied to such.
+fn is_small(e: &Expr) -> bool {
+    let atom = |e: &Expr| {
+        matches!(
+            e,
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_)
+        )
+    };
+    match e {
+        Expr::App(f, args) => atom(f) && args.iter().all(atom),
+        e => atom(e),
     }
 }
 
@@ -897,23 +1020,15 @@ impl Signature for Desugar<'_> {
     }
 }
 
-/// The remainder of a `do` block after a bind: the row body it produces.
-struct DoRest<'a>(&'a [Stmt]);
 /// The remainder of a comprehension after a generator.
-struct CompRest<'a>(&'a ast::Expr, &'a [Stmt]);
+struct CompRest<'a>(&'a elab::Expr, &'a [Stmt]);
 
 /// The remainder of a guard after a pattern guard `p <- e`.
-struct GuardRest<'a>(&'a [Stmt], &'a ast::Expr);
+struct GuardRest<'a>(&'a [Stmt], &'a elab::Expr);
 
 /// How to produce the body of a row whose body is "the rest of the construct".
 trait Continue {
     fn produce(&self, d: &mut Desugar, fail: Expr) -> Expr;
-}
-
-impl Continue for DoRest<'_> {
-    fn produce(&self, d: &mut Desugar, _: Expr) -> Expr {
-        d.do_block(self.0)
-    }
 }
 
 impl Continue for CompRest<'_> {
@@ -928,86 +1043,50 @@ impl Continue for GuardRest<'_> {
     }
 }
 
-/// `1.5e-3` as an exact fraction.
-fn decimal_ratio(text: &str) -> (num_bigint::BigInt, num_bigint::BigInt) {
-    use num_bigint::BigInt;
-    let (mant, exp) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().unwrap_or(0)),
-        None => (text, 0),
-    };
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    let digits: BigInt = format!("{int}{frac}").parse().unwrap_or_default();
-    let scale = exp - frac.len() as i64;
-    let ten = BigInt::from(10);
-    if scale >= 0 {
-        (
-            digits * num_traits::pow(ten, scale as usize),
-            BigInt::from(1),
-        )
-    } else {
-        let den = num_traits::pow(ten, (-scale) as usize);
-        let g = num_integer_gcd(&digits, &den);
-        (digits / &g, den / g)
-    }
-}
-
-fn num_integer_gcd(a: &num_bigint::BigInt, b: &num_bigint::BigInt) -> num_bigint::BigInt {
-    use num_traits::Zero;
-    let (mut a, mut b) = (a.clone(), b.clone());
-    while !b.is_zero() {
-        let r = &a % &b;
-        a = b;
-        b = r;
-    }
-    if a.is_zero() {
-        num_bigint::BigInt::from(1)
-    } else {
-        a
-    }
+fn tuple_con(n: usize) -> Global {
+    Global::builtin(&format!("({})", ",".repeat(n.saturating_sub(1))))
 }
 
 /// Simplifies a row's first pattern against scrutinee `u`: binds variables
-/// and as-patterns, drops parentheses and annotations, turns tuples, lists
-/// and strings into constructor patterns and skips newtype constructors.
+/// and as-patterns, turns tuples, lists and strings into constructor
+/// patterns and skips newtype constructors.
 fn normalize(r: &mut Row, u: &Var, cons: &HashMap<Sym, ConInfo>) {
     loop {
         let p = std::mem::replace(&mut r.pats[0], Pat::Wildcard(Span::default()));
         r.pats[0] = match p {
-            Pat::Var(i) => {
-                r.env.push((i.name, u.clone()));
-                Pat::Wildcard(i.span)
+            Pat::Var(x, s) => {
+                r.env.push((x, u.clone()));
+                Pat::Wildcard(s)
             }
-            Pat::As(i, p, _) => {
-                r.env.push((i.name, u.clone()));
+            Pat::As(x, p, _) => {
+                r.env.push((x, u.clone()));
                 *p
             }
-            Pat::Paren(p, _) | Pat::Typed(p, _, _) | Pat::Bang(p, _) => *p,
+            Pat::Pending(_, s) => Pat::Wildcard(s),
             Pat::Tuple(ps, s) => {
-                let n = Sym::from(format!("({})", ",".repeat(ps.len() - 1)));
-                return r.pats[0] = Pat::Con(QName::unqual(n, s), ps, s);
+                return r.pats[0] = Pat::Con(tuple_con(ps.len()), ps, s);
             }
             Pat::List(ps, s) => {
-                let mut out = Pat::Con(QName::unqual(Sym::from("[]"), s), vec![], s);
+                let mut out = Pat::Con(Global::builtin("[]"), vec![], s);
                 for p in ps.into_iter().rev() {
-                    out = Pat::Con(QName::unqual(Sym::from(":"), s), vec![p, out], s);
+                    out = Pat::Con(Global::builtin(":"), vec![p, out], s);
                 }
                 return r.pats[0] = out;
             }
-            Pat::Lit(Literal::Str(text), s) => {
-                let mut out = Pat::Con(QName::unqual(Sym::from("[]"), s), vec![], s);
+            Pat::Lit(elab::Lit::Str(text), s) => {
+                let mut out = Pat::Con(Global::builtin("[]"), vec![], s);
                 for c in text.chars().rev() {
                     out = Pat::Con(
-                        QName::unqual(Sym::from(":"), s),
-                        vec![Pat::Lit(Literal::Char(c), s), out],
+                        Global::builtin(":"),
+                        vec![Pat::Lit(elab::Lit::Char(c), s), out],
                         s,
                     );
                 }
                 return r.pats[0] = out;
             }
-            Pat::Con(q, mut args, s)
-                if args.len() == 1 && cons.get(&full_name(&q)).is_some_and(|c| c.newtype) =>
+            Pat::Con(g, mut args, _)
+                if args.len() == 1 && cons.get(&gname(&g)).is_some_and(|c| c.newtype) =>
             {
-                let _ = s;
                 args.remove(0)
             }
             other => return r.pats[0] = other,
@@ -1015,44 +1094,41 @@ fn normalize(r: &mut Row, u: &Var, cons: &HashMap<Sym, ConInfo>) {
     }
 }
 
-fn same_lit(a: &Literal, b: &Literal) -> bool {
+fn same_lit(a: &Lit, b: &Lit) -> bool {
     match (a, b) {
-        (Literal::Int(x), Literal::Int(y))
-        | (Literal::Frac(x), Literal::Frac(y))
-        | (Literal::Str(x), Literal::Str(y)) => x == y,
-        (Literal::Char(x), Literal::Char(y)) => x == y,
-        _ => false,
+        // Bitwise, so that the grouping is an equivalence.
+        (Lit::Double(x), Lit::Double(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
     }
 }
 
 /// Variables a pattern binds.
 fn pat_vars(p: &Pat, out: &mut Vec<Sym>) {
     match p {
-        Pat::Var(i) => out.push(i.name.clone()),
-        Pat::As(i, p, _) => {
-            out.push(i.name.clone());
+        Pat::Var(x, _) => out.push(x.clone()),
+        Pat::As(x, p, _) => {
+            out.push(x.clone());
             pat_vars(p, out)
         }
         Pat::Con(_, ps, _) | Pat::Tuple(ps, _) | Pat::List(ps, _) => {
             ps.iter().for_each(|p| pat_vars(p, out))
         }
-        Pat::Lazy(p, _) | Pat::Bang(p, _) | Pat::Paren(p, _) | Pat::Typed(p, _, _) => {
-            pat_vars(p, out)
-        }
-        _ => {}
+        Pat::Lazy(p, _) | Pat::Bang(p, _) => pat_vars(p, out),
+        Pat::Wildcard(_) | Pat::Lit(..) | Pat::Overloaded { .. } | Pat::Pending(..) => {}
     }
 }
 
-/// Names a declaration group binds.
-fn group_binders(ds: &[Decl]) -> Vec<Sym> {
+/// Names a local binding group binds.
+fn group_binders(bs: &[Binding]) -> Vec<Sym> {
     let mut out: Vec<Sym> = Vec::new();
-    for d in ds {
-        match d {
-            Decl::FunClause { name, .. } if out.last() != Some(&name.name) => {
-                out.push(name.name.clone())
-            }
-            Decl::PatBind { pat, .. } => pat_vars(pat, &mut out),
-            _ => {}
+    for b in bs {
+        match b {
+            Binding::Fun {
+                name: Name::Local(s),
+                ..
+            } => out.push(s.clone()),
+            Binding::Fun { .. } => {}
+            Binding::Pat { pat, .. } => pat_vars(pat, &mut out),
         }
     }
     out
@@ -1080,17 +1156,12 @@ fn mentions(e: &Expr, v: &Var) -> bool {
     }
 }
 
-fn arity(t: &ast::Type) -> usize {
-    match t {
-        ast::Type::Fun(_, r, _) => 1 + arity(r),
-        _ => 0,
-    }
-}
-
-/// Desugars a renamed program to Core; returns warnings (and errors).
-pub fn desugar(program: &Program) -> (core::Program, Vec<Diagnostic>) {
+/// Desugars an elaborated program (every module, the Prelude included) to
+/// Core; returns the pattern warnings. `sources` locates spans (run-time
+/// failure messages).
+pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, Vec<Diagnostic>) {
     let mut d = Desugar {
-        sources: &program.sources,
+        sources,
         next: 0,
         next_global: 0,
         cons: HashMap::new(),
@@ -1119,28 +1190,26 @@ pub fn desugar(program: &Program) -> (core::Program, Vec<Diagnostic>) {
         let t = format!("({})", ",".repeat(n - 1));
         data.push(builtin(&t, &[(&t, n)]));
     }
-    let mut newtypes = std::collections::HashSet::new();
+    let mut newtypes = HashSet::new();
     for m in &program.modules {
-        let module = crate::modules::module_name(m);
-        for decl in &m.decls {
-            if let Decl::Data(dd) = decl {
-                let ty = Sym::from(format!("{module}.{}", dd.name.name));
-                if dd.newtype {
-                    newtypes.insert(ty.clone());
-                }
-                data.push(DataType {
-                    name: ty,
-                    constrs: dd
-                        .constrs
-                        .iter()
-                        .map(|c| Constr {
-                            name: Sym::from(format!("{module}.{}", c.name.name)),
-                            arity: c.fields.len(),
-                            strict: c.fields.iter().map(|f| f.strict).collect(),
-                        })
-                        .collect(),
-                });
+        for dd in &m.datas {
+            let ty = gname(&dd.name);
+            if dd.newtype {
+                newtypes.insert(ty.clone());
             }
+            let mut cons = dd.cons.clone();
+            cons.sort_by_key(|c| c.tag);
+            data.push(DataType {
+                name: ty,
+                constrs: cons
+                    .iter()
+                    .map(|c| Constr {
+                        name: gname(&c.name),
+                        arity: c.arity,
+                        strict: c.strict.clone(),
+                    })
+                    .collect(),
+            });
         }
     }
     for dt in &data {
@@ -1163,21 +1232,24 @@ pub fn desugar(program: &Program) -> (core::Program, Vec<Diagnostic>) {
         .filter(|dt| !newtypes.contains(&dt.name))
         .collect();
     for m in &program.modules {
-        let module = crate::modules::module_name(m);
-        for decl in &m.decls {
-            if let Decl::Foreign { prim, name, ty, .. } = decl {
-                out.prims.push((
-                    Sym::from(format!("{module}.{}", name.name)),
-                    prim.clone(),
-                    arity(&ty.ty),
-                ));
+        for f in &m.foreigns {
+            out.prims.push((gname(&f.name), f.prim.clone(), f.arity));
+        }
+        for c in &m.classes {
+            d.class(c, &mut out);
+        }
+        // Source order reads best (the checker orders by dependency).
+        let mut binds: Vec<&Binding> = m.binds.iter().collect();
+        binds.sort_by_key(|b| binding_span(b).start);
+        let binds: Vec<Binding> = binds.into_iter().cloned().collect();
+        for (t, e) in d.bindings(&binds, Some(&m.name)) {
+            if let Target::Global(n) = t {
+                out.binds.push((n, e));
             }
         }
-        let binds = d.bindings(&m.decls, Some(&module));
-        for (t, e) in binds {
-            if let Target::Name(n) = t {
-                out.binds.push((Sym::from(format!("{module}.{n}")), e));
-            }
+        for i in &m.instances {
+            let e = d.instance(i);
+            out.binds.push((gname(&i.dfun), e));
         }
     }
     (out, d.diags)

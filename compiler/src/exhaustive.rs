@@ -7,7 +7,7 @@
 //! literals, wildcards), separately from code generation, so that the
 //! warnings do not depend on how the match compiler shares failure code.
 
-use gph_syntax::ast::{Literal, Pat};
+use crate::types::elab::{self, Pat};
 use gph_syntax::lexer::Sym;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -26,49 +26,50 @@ pub trait Signature {
     fn is_newtype(&self, con: &str) -> bool;
 }
 
-/// Simplifies a pattern; `full` gives a constructor's original name.
-pub fn simplify(p: &Pat, full: &dyn Fn(&gph_syntax::ast::QName) -> Sym, sig: &dyn Signature) -> P {
+/// Simplifies an elaborated pattern. Overloaded literals are literals,
+/// identified by the expression of their value.
+pub fn simplify(p: &Pat, sig: &dyn Signature) -> P {
     match p {
-        Pat::Var(_) | Pat::Wildcard(_) | Pat::Lazy(..) => P::Wild,
-        Pat::As(_, p, _) | Pat::Paren(p, _) | Pat::Typed(p, _, _) | Pat::Bang(p, _) => {
-            simplify(p, full, sig)
-        }
-        Pat::Con(q, ps, _) => {
-            let name = full(q);
+        Pat::Var(..) | Pat::Wildcard(_) | Pat::Lazy(..) | Pat::Pending(..) => P::Wild,
+        Pat::As(_, p, _) | Pat::Bang(p, _) => simplify(p, sig),
+        Pat::Con(g, ps, _) => {
+            let name = Sym::from(g.to_string());
             if sig.is_newtype(&name) && ps.len() == 1 {
-                return simplify(&ps[0], full, sig);
+                return simplify(&ps[0], sig);
             }
-            P::Con(name, ps.iter().map(|p| simplify(p, full, sig)).collect())
+            P::Con(name, ps.iter().map(|p| simplify(p, sig)).collect())
         }
         Pat::Tuple(ps, _) => P::Con(
-            Sym::from(format!("({})", ",".repeat(ps.len() - 1))),
-            ps.iter().map(|p| simplify(p, full, sig)).collect(),
+            Sym::from(format!("({})", ",".repeat(ps.len().saturating_sub(1)))),
+            ps.iter().map(|p| simplify(p, sig)).collect(),
         ),
         Pat::List(ps, _) => ps
             .iter()
             .rev()
             .fold(P::Con(Sym::from("[]"), vec![]), |acc, p| {
-                P::Con(Sym::from(":"), vec![simplify(p, full, sig), acc])
+                P::Con(Sym::from(":"), vec![simplify(p, sig), acc])
             }),
-        Pat::Lit(Literal::Str(s), _) => s
+        Pat::Lit(elab::Lit::Str(s), _) => s
             .chars()
             .rev()
             .fold(P::Con(Sym::from("[]"), vec![]), |acc, c| {
                 P::Con(Sym::from(":"), vec![P::Lit(format!("{c:?}")), acc])
             }),
-        Pat::Lit(l, _) => P::Lit(lit_key(l, false)),
-        Pat::NegLit(l, _) => P::Lit(lit_key(l, true)),
-        // Unresolved chains and records were reported earlier.
-        Pat::OpChain(..) | Pat::Record(..) => P::Wild,
+        Pat::Lit(l, _) => P::Lit(l.to_string()),
+        Pat::Overloaded { value, .. } => P::Lit(format!("overloaded {}", expr_key(value))),
     }
 }
 
-fn lit_key(l: &Literal, neg: bool) -> String {
-    let sign = if neg { "-" } else { "" };
-    match l {
-        Literal::Int(s) | Literal::Frac(s) => format!("{sign}{s}"),
-        Literal::Char(c) => format!("{c:?}"),
-        Literal::Str(s) => format!("{s:?}"),
+/// A text that identifies an overloaded literal's value (`fromInteger d 3`):
+/// equal texts for equal values; anything unusual is keyed by its position.
+fn expr_key(e: &elab::Expr) -> String {
+    match e {
+        elab::Expr::Lit(l, _) => l.to_string(),
+        elab::Expr::Var(n, _) => n.to_string(),
+        elab::Expr::Con(g, _) => g.to_string(),
+        elab::Expr::Dict(d) => d.to_string(),
+        elab::Expr::App(f, a, _) => format!("({} {})", expr_key(f), expr_key(a)),
+        e => format!("<{:?}>", e.span()),
     }
 }
 

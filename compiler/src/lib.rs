@@ -56,12 +56,52 @@ pub fn front_end(file: &SourceFile) -> (Option<rename::Program>, SourceMap, Vec<
     (Some(program), sources, diags)
 }
 
-/// Runs the front end on a file and collects every diagnostic.
-pub fn check(file: &SourceFile) -> Outcome {
+/// Whether a diagnostic points into the main file (the first of the map).
+fn in_main_file(sources: &SourceMap, d: &Diagnostic) -> bool {
+    sources
+        .files
+        .first()
+        .is_some_and(|f| d.span.start >= f.base && d.span.start <= f.base + f.text.len() as u32)
+}
+
+/// The whole pipeline to Core: front end, type checker (stopping at errors),
+/// desugarer. The Core program holds every module (the Prelude and the
+/// library included) and is closed; the second component is the main
+/// module's name. Pattern warnings are kept for the main file only (the
+/// library's are the library's business).
+fn core_of(
+    file: &SourceFile,
+) -> (
+    Option<(core::Program, gph_syntax::lexer::Sym)>,
+    SourceMap,
+    Vec<Diagnostic>,
+) {
     let (program, sources, mut diagnostics) = front_end(file);
-    if let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) {
-        diagnostics.extend(types::typecheck(&p.modules).diagnostics);
+    let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) else {
+        return (None, sources, diagnostics);
+    };
+    let typed = types::typecheck(&p.modules);
+    diagnostics.extend(typed.diagnostics);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return (None, sources, diagnostics);
     }
+    let (core, more) = desugar::desugar(&typed.elaborated, &sources);
+    diagnostics.extend(more.into_iter().filter(|d| in_main_file(&sources, d)));
+    (Some((core, p.main.clone())), sources, diagnostics)
+}
+
+/// The whole pipeline to Core, for the back end: the program of every
+/// module (closed: see `core::Program::check_scopes`), the files spans point
+/// into, and every diagnostic (errors, or warnings about the main file).
+/// `None` when there are errors.
+pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diagnostic>) {
+    let (core, sources, diagnostics) = core_of(file);
+    (core.map(|(c, _)| c), sources, diagnostics)
+}
+
+/// Runs the front end on a file (up to Core) and collects every diagnostic.
+pub fn check(file: &SourceFile) -> Outcome {
+    let (_, sources, diagnostics) = core_of(file);
     Outcome {
         sources,
         diagnostics,
@@ -129,25 +169,9 @@ pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
             }
         }
         Stage::Core => {
-            let (program, sources, mut diagnostics) = front_end(file);
-            if diagnostics.iter().any(Diagnostic::is_error) {
-                return Outcome {
-                    sources,
-                    diagnostics,
-                    output: None,
-                };
-            }
-            let output = program.map(|p| {
-                let (core, more) = desugar::desugar(&p);
-                // Warnings about the library are the library's business.
-                let main_file = sources
-                    .files
-                    .first()
-                    .map(|f| (f.base, f.base + f.text.len() as u32));
-                diagnostics.extend(more.into_iter().filter(|d| {
-                    main_file.is_some_and(|(a, b)| d.span.start >= a && d.span.start <= b)
-                }));
-                let prefix = format!("{}.", p.main);
+            let (core, sources, diagnostics) = core_of(file);
+            let output = core.map(|(core, main)| {
+                let prefix = format!("{main}.");
                 let shown = core::Program {
                     data: core
                         .data
