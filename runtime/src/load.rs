@@ -219,6 +219,57 @@ pub enum Op {
     Par {
         reg: u16,
     },
+    // Superinstructions (made at load time from `ConstV k` followed by an
+    // op that reads k; they write k too, then skip the next op, which
+    // stays in place for jumps that target it).
+    AddK {
+        dst: u16,
+        a: u16,
+        k: u16,
+        imm: i32,
+    },
+    SubK {
+        dst: u16,
+        a: u16,
+        k: u16,
+        imm: i32,
+    },
+    BrILtK {
+        a: u16,
+        k: u16,
+        imm: i32,
+        target: u32,
+    },
+    BrILeK {
+        a: u16,
+        k: u16,
+        imm: i32,
+        target: u32,
+    },
+    BrIGtK {
+        a: u16,
+        k: u16,
+        imm: i32,
+        target: u32,
+    },
+    BrIGeK {
+        a: u16,
+        k: u16,
+        imm: i32,
+        target: u32,
+    },
+    BrIEqK {
+        a: u16,
+        k: u16,
+        imm: i32,
+        target: u32,
+    },
+    BrINeK {
+        a: u16,
+        k: u16,
+        imm: i32,
+        target: u32,
+    },
     /// Internal: the thread ends with this value.
     Halt {
         reg: u16,
@@ -428,6 +479,7 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
                 Err(e) => return bad(format!("{} at {pc}: {e}", s.name)),
             }
         }
+        fuse(&mut l.ops[l.scs[i].entry as usize..]);
         l.ops.push(Op::FellOff { sc: i as u32 });
     }
     // The synthetic entry code of the main thread and of spark threads.
@@ -835,7 +887,13 @@ fn successors(l: &Loaded, op: &Op, pc: u32, out: &mut Vec<u32>) {
         | Op::BrIEq { target, .. }
         | Op::BrINe { target, .. }
         | Op::Br { target, .. }
-        | Op::BrEqConst { target, .. } => {
+        | Op::BrEqConst { target, .. }
+        | Op::BrILtK { target, .. }
+        | Op::BrILeK { target, .. }
+        | Op::BrIGtK { target, .. }
+        | Op::BrIGeK { target, .. }
+        | Op::BrIEqK { target, .. }
+        | Op::BrINeK { target, .. } => {
             out.push(pc + 1);
             out.push(target);
         }
@@ -923,5 +981,30 @@ pub fn compute_liveness(l: &mut Loaded) {
                 }
             }
         }
+    }
+}
+
+/// Fuses `ConstV k imm; op ... k ...` into one superinstruction.
+fn fuse(code: &mut [Op]) {
+    for i in 0..code.len().saturating_sub(1) {
+        let Op::ConstV { dst: k, bits } = code[i] else {
+            continue;
+        };
+        let Ok(imm) = i32::try_from(bits as i64) else {
+            continue;
+        };
+        let fused = match code[i + 1] {
+            Op::IAdd { dst, a, b } if b == k => Op::AddK { dst, a, k, imm },
+            Op::IAdd { dst, a, b } if a == k => Op::AddK { dst, a: b, k, imm },
+            Op::ISub { dst, a, b } if b == k => Op::SubK { dst, a, k, imm },
+            Op::BrILt { a, b, target } if b == k => Op::BrILtK { a, k, imm, target },
+            Op::BrILe { a, b, target } if b == k => Op::BrILeK { a, k, imm, target },
+            Op::BrIGt { a, b, target } if b == k => Op::BrIGtK { a, k, imm, target },
+            Op::BrIGe { a, b, target } if b == k => Op::BrIGeK { a, k, imm, target },
+            Op::BrIEq { a, b, target } if b == k => Op::BrIEqK { a, k, imm, target },
+            Op::BrINe { a, b, target } if b == k => Op::BrINeK { a, k, imm, target },
+            _ => continue,
+        };
+        code[i] = fused;
     }
 }

@@ -275,6 +275,94 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::IMul { dst, a: x, b: y } => {
                     wv!(dst, (rv!(x) as i64).wrapping_mul(rv!(y) as i64) as u64)
                 }
+                Op::AddK { dst, a: x, k, imm } => {
+                    wv!(k, imm as i64 as u64);
+                    wv!(dst, (rv!(x) as i64).wrapping_add(imm as i64) as u64);
+                    a.pc += 1;
+                }
+                Op::SubK { dst, a: x, k, imm } => {
+                    wv!(k, imm as i64 as u64);
+                    wv!(dst, (rv!(x) as i64).wrapping_sub(imm as i64) as u64);
+                    a.pc += 1;
+                }
+                Op::BrILtK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) < imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrILeK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) <= imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrIGtK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) > imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrIGeK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) >= imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrIEqK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) == imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrINeK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) != imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
                 Op::BrILt { a: x, b: y, target } => {
                     if (rv!(x) as i64) < (rv!(y) as i64) {
                         a.pc = target as usize;
