@@ -454,3 +454,95 @@ impl fmt::Display for Program {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(n: &str, id: u32) -> Var {
+        Var {
+            name: Sym::from(n),
+            id,
+        }
+    }
+
+    fn program(e: Expr) -> Program {
+        Program {
+            data: vec![DataType {
+                name: Sym::from("M.T"),
+                constrs: vec![Constr {
+                    name: Sym::from("M.K"),
+                    arity: 2,
+                    strict: vec![false, true],
+                }],
+            }],
+            binds: vec![(Sym::from("M.f"), e)],
+            prims: vec![(Sym::from("M.p"), Sym::from("intAdd"), 2)],
+        }
+    }
+
+    fn case_k(vars: Vec<Var>, body: Expr) -> Expr {
+        let x = var("x", 1);
+        Expr::Lam(
+            vec![x.clone()],
+            Box::new(Expr::Case(
+                Box::new(Expr::Local(x)),
+                var("c", 2),
+                vec![Alt {
+                    con: AltCon::Con(Sym::from("M.K")),
+                    vars,
+                    body,
+                }],
+                None,
+            )),
+        )
+    }
+
+    #[test]
+    fn closed_program_passes() {
+        let e = case_k(
+            vec![var("a", 3), var("b", 4)],
+            Expr::app(
+                Expr::global("M.p"),
+                vec![
+                    Expr::Local(var("a", 3)),
+                    Expr::app(Expr::global("M.f"), vec![Expr::Local(var("c", 2))]),
+                ],
+            ),
+        );
+        assert_eq!(program(e).check_scopes(), Ok(()));
+    }
+
+    #[test]
+    fn unbound_names_and_wrong_arities_are_found() {
+        let unbound_local = case_k(vec![var("a", 3), var("b", 4)], Expr::Local(var("a", 5)));
+        assert!(program(unbound_local)
+            .check_scopes()
+            .unwrap_err()
+            .contains("unbound local"));
+        let unbound_global = case_k(vec![var("a", 3), var("b", 4)], Expr::global("M.g"));
+        assert!(program(unbound_global)
+            .check_scopes()
+            .unwrap_err()
+            .contains("unbound global"));
+        let arity = case_k(vec![var("a", 3)], Expr::Local(var("a", 3)));
+        assert!(program(arity)
+            .check_scopes()
+            .unwrap_err()
+            .contains("arity 2"));
+        let con = Expr::Con(Sym::from("M.J"));
+        assert!(program(con)
+            .check_scopes()
+            .unwrap_err()
+            .contains("unknown constructor"));
+        // A variable of one alternative is not in scope after the case.
+        let escaped = Expr::Let(
+            Box::new(Bind::NonRec(
+                var("y", 9),
+                case_k(vec![var("a", 3), var("b", 4)], Expr::Lit(Lit::Int(1))),
+            )),
+            Box::new(Expr::Local(var("a", 3))),
+        );
+        assert!(program(escaped).check_scopes().is_err());
+    }
+}

@@ -316,8 +316,17 @@ impl<'s> Desugar<'s> {
                     args.push(&**a);
                     f = g;
                 }
+                args.reverse();
+                if let E::Con(g, _) = f {
+                    if self.cons.get(&gname(g)).is_some_and(|c| c.newtype) {
+                        // A newtype constructor applied: its argument.
+                        let mut args = args.into_iter().map(|a| self.expr(a));
+                        let x = args.next().expect("an argument");
+                        return Expr::app(x, args.collect());
+                    }
+                }
                 let f = self.expr(f);
-                let args = args.into_iter().rev().map(|a| self.expr(a)).collect();
+                let args = args.into_iter().map(|a| self.expr(a)).collect();
                 Expr::app(f, args)
             }
             E::Lambda(pats, body, span) => {
@@ -344,7 +353,11 @@ impl<'s> Desugar<'s> {
             }
             E::Case(scrut, alts, span) => {
                 let s = self.expr(scrut);
-                let v = self.fresh("scrut");
+                // A variable is matched directly; anything else is shared.
+                let (v, s) = match s {
+                    Expr::Local(v) => (v, None),
+                    s => (self.fresh("scrut"), Some(s)),
+                };
                 let rows = alts
                     .iter()
                     .map(|a| Row {
@@ -362,7 +375,12 @@ impl<'s> Desugar<'s> {
                     fail,
                     Some("case alternatives"),
                 );
-                Expr::Let(Box::new(Bind::NonRec(v, s)), Box::new(m))
+                match (s, m) {
+                    // `case e of x -> x`
+                    (Some(s), Expr::Local(x)) if x == v => s,
+                    (Some(s), m) => Expr::Let(Box::new(Bind::NonRec(v, s)), Box::new(m)),
+                    (None, m) => m,
+                }
             }
             E::Tuple(es, _) => {
                 let name = Sym::from(format!("({})", ",".repeat(es.len().saturating_sub(1))));
