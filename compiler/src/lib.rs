@@ -2,13 +2,19 @@
 //!
 //! `modules (load + parse) ─ rename (scopes, fixity) ─ typecheck ─ desugar ─ Core`
 
+pub mod backend;
+pub mod codegen;
 pub mod core;
 pub mod derive;
 pub mod desugar;
 pub mod exhaustive;
 pub mod fixity;
+pub mod lift;
 pub mod modules;
+pub mod prims;
 pub mod rename;
+pub mod simplify;
+pub mod strictness;
 pub mod types;
 
 use gph_syntax::{layout, lexer, pretty, Diagnostic, SourceFile, SourceMap};
@@ -23,6 +29,11 @@ pub enum Stage {
     Renamed,
     Types,
     Core,
+    /// The lifted supercombinators (after simplification), with the
+    /// strictness and workers found.
+    Sc,
+    /// The machine code.
+    Code,
 }
 
 /// The outcome of running the front end: every diagnostic, and the files
@@ -99,6 +110,66 @@ pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diag
     (core.map(|(c, _)| c), sources, diagnostics)
 }
 
+/// The whole pipeline: front end, type checker, desugarer, simplifier,
+/// lambda lifter, strictness analysis, code generator, with the main
+/// module's `main` as the entry point. `None` when there are errors.
+pub fn compile(
+    file: &SourceFile,
+) -> (
+    Option<gph_runtime::code::Program>,
+    SourceMap,
+    Vec<Diagnostic>,
+) {
+    compile_entry(file, "main")
+}
+
+/// [`compile`] with another binding of the main module as the entry point
+/// (`""`: none, for looking at the code).
+pub fn compile_entry(
+    file: &SourceFile,
+    entry: &str,
+) -> (
+    Option<gph_runtime::code::Program>,
+    SourceMap,
+    Vec<Diagnostic>,
+) {
+    let (compiled, sources, diagnostics) = compile_full(file, entry);
+    (compiled.map(|(c, _)| c.code), sources, diagnostics)
+}
+
+/// The pipeline with everything the back end produced (for dumps and the
+/// REPL's `:sc`), and the main module's name.
+pub fn compile_full(
+    file: &SourceFile,
+    entry: &str,
+) -> (
+    Option<(backend::Compiled, gph_syntax::lexer::Sym)>,
+    SourceMap,
+    Vec<Diagnostic>,
+) {
+    let (core, sources, mut diagnostics) = core_of(file);
+    let Some((core, main_module)) = core else {
+        return (None, sources, diagnostics);
+    };
+    let main = format!("{main_module}.{entry}");
+    let has_main = !entry.is_empty() && core.binds.iter().any(|(n, _)| **n == *main);
+    if !entry.is_empty() && !has_main {
+        diagnostics.push(Diagnostic::error(
+            gph_syntax::Span { start: 0, end: 0 },
+            format!("the program has no `{entry}`"),
+        ));
+        return (None, sources, diagnostics);
+    }
+    let compiled = backend::compile_core(core, has_main.then_some(main.as_str()));
+    for e in &compiled.errors {
+        diagnostics.push(Diagnostic::error(
+            gph_syntax::Span { start: 0, end: 0 },
+            format!("internal error in the code generator: {e}"),
+        ));
+    }
+    (Some((compiled, main_module)), sources, diagnostics)
+}
+
 /// Runs the front end on a file (up to Core) and collects every diagnostic.
 pub fn check(file: &SourceFile) -> Outcome {
     let (_, sources, diagnostics) = core_of(file);
@@ -161,6 +232,22 @@ pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
                 let r = types::typecheck(&p.modules);
                 diagnostics.extend(r.diagnostics.iter().cloned());
                 types::show_types(&r)
+            });
+            Outcome {
+                sources,
+                diagnostics,
+                output,
+            }
+        }
+        Stage::Sc | Stage::Code => {
+            let (compiled, sources, diagnostics) = compile_full(file, "");
+            let output = compiled.map(|(c, main)| {
+                let prefix = format!("{main}.");
+                if stage == Stage::Sc {
+                    c.show_sc(&prefix)
+                } else {
+                    c.show_code(&prefix)
+                }
             });
             Outcome {
                 sources,

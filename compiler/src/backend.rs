@@ -1,0 +1,142 @@
+//! The back end: simplified Core → lifted supercombinators → strictness →
+//! `code::Program`, and the printers of `gph dump --stage sc|code`.
+
+use crate::codegen;
+use crate::core;
+use crate::lift;
+use crate::simplify;
+use crate::strictness::{self, Info};
+use gph_runtime::code;
+
+/// Everything the back end produced, for dumps and the REPL.
+pub struct Compiled {
+    pub core: core::Program,
+    pub lifted: lift::Program,
+    pub info: Info,
+    pub code: code::Program,
+    /// Internal errors of the code generator (none expected).
+    pub errors: Vec<String>,
+}
+
+/// Runs the back end on a whole (closed) Core program. `main` is the
+/// original name of the entry point (`Main.main`), if there is one.
+pub fn compile_core(mut core: core::Program, main: Option<&str>) -> Compiled {
+    let mut next = simplify::simplify(&mut core);
+    let lifted = lift::lift(&core, &mut next);
+    let info = strictness::analyse(&lifted);
+    let (code, errors) = codegen::generate(&lifted, info.clone(), main);
+    Compiled {
+        core,
+        lifted,
+        info,
+        code,
+        errors,
+    }
+}
+
+impl Compiled {
+    /// The lifted supercombinators whose top-level parent starts with
+    /// `prefix` (`Main.`), with the strictness and workers found.
+    pub fn show_sc(&self, prefix: &str) -> String {
+        let mut out = String::new();
+        for sc in &self.lifted.scs {
+            if sc.parent.starts_with(prefix) {
+                out.push_str(&sc.to_string());
+                let s = self.info.show(std::slice::from_ref(&sc.name));
+                if !s.is_empty() {
+                    out.push_str(&format!("  -- {s}\n"));
+                }
+            }
+        }
+        out
+    }
+
+    /// The code of every supercombinator whose name starts with `prefix`.
+    pub fn show_code(&self, prefix: &str) -> String {
+        let mut out = String::new();
+        for (i, sc) in self.code.scs.iter().enumerate() {
+            if sc.name.starts_with(prefix) {
+                out.push_str(&self.code.show_sc(code::ScId(i as u32)));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// `:sc NAME`: the lifted supercombinators of one top-level definition
+    /// and their code.
+    pub fn supercombinators_of(&self, name: &str) -> Option<String> {
+        self.lifted.sc(name)?;
+        let mut out = String::new();
+        for sc in &self.lifted.scs {
+            if &*sc.parent == name {
+                out.push_str(&sc.to_string());
+            }
+        }
+        out.push_str(&self.info.show(&[name.into()]));
+        out.push('\n');
+        for (i, sc) in self.code.scs.iter().enumerate() {
+            if sc.name == name || sc.name.starts_with(&format!("{name}$")) {
+                out.push_str(&self.code.show_sc(code::ScId(i as u32)));
+                out.push('\n');
+            }
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gph_syntax::SourceFile;
+    use std::path::PathBuf;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+    }
+
+    pub(crate) fn compile_file(path: &std::path::Path) -> Option<(Compiled, String)> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let file = SourceFile::new(path.to_str().unwrap(), text);
+        let (c, _, _) = crate::compile_full(&file, "main");
+        c.map(|(c, m)| (c, m.to_string()))
+    }
+
+    fn corpus() -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for dir in ["programs", "tests/programs"] {
+            let mut fs: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+                .unwrap()
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "gph"))
+                .collect();
+            fs.sort();
+            files.extend(fs);
+        }
+        files
+    }
+
+    #[test]
+    fn the_code_of_every_program_is_well_formed() {
+        let mut failures = Vec::new();
+        let mut checked = 0;
+        for path in corpus() {
+            let Some((c, _)) = compile_file(&path) else {
+                continue;
+            };
+            checked += 1;
+            if !c.errors.is_empty() {
+                failures.push(format!(
+                    "{}: {:?}",
+                    path.display(),
+                    &c.errors[..c.errors.len().min(5)]
+                ));
+            }
+            if let Err(es) = codegen::validate::validate(&c.code) {
+                failures.push(format!("{}: {:?}", path.display(), &es[..es.len().min(5)]));
+            }
+        }
+        assert!(checked > 50, "only {checked} programs compiled");
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}

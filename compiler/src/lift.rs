@@ -1,0 +1,466 @@
+//! Lambda lifting: Core (simplified) → supercombinators.
+//!
+//! Every top-level binding becomes a supercombinator of the same name: a
+//! function (`ScKind::Fun`) when it is a lambda, after arity analysis (a
+//! binding `f = g a` where `g` is a known function of arity 3 is
+//! eta-expanded to `f = \x y -> g a x y`, and nested lambdas are merged), a
+//! constant (`ScKind::Caf`) otherwise.
+//!
+//! Inside a body:
+//!
+//! * a lambda becomes a new supercombinator `top$lN` of kind `Fun` whose
+//!   leading parameters are the lambda's free variables, and the lambda is
+//!   replaced by the (partial) application `top$lN fv1 .. fvk`;
+//! * an expression in a lazy position (an argument, the right-hand side of
+//!   a `let`) that cannot simply be allocated becomes a new supercombinator
+//!   `top$tN` of kind `Thunk` whose parameters are its free variables, and
+//!   is replaced by `top$tN fv1 .. fvk`. The parameters are the very
+//!   variables of the enclosing scope, so the code generator can also
+//!   compile a thunk's body in place when the value is needed at once
+//!   (strict arguments, strict `let`s).
+//!
+//! "Can simply be allocated" ([`Lifter::is_alloc`]): variables, literals,
+//! globals, constructors, saturated constructor applications without
+//! strict fields, partial applications of known functions, and thunk
+//! applications, with allocatable arguments.
+//!
+//! After lifting, supercombinator bodies contain no lambda, and every
+//! supercombinator is closed: its free variables are its parameters.
+
+use crate::core::{Alt, Bind, DataType, Expr, Var};
+use crate::prims;
+use gph_runtime::code::ScKind;
+use gph_syntax::lexer::Sym;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+#[derive(Clone, Debug)]
+pub struct ScDef {
+    pub name: Sym,
+    pub kind: ScKind,
+    pub params: Vec<Var>,
+    pub body: Expr,
+    /// The top-level binding this supercombinator was lifted out of.
+    pub parent: Sym,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub data: Vec<DataType>,
+    pub prims: Vec<(Sym, Sym, usize)>,
+    pub scs: Vec<ScDef>,
+    /// Supercombinator by name.
+    pub index: HashMap<Sym, usize>,
+}
+
+impl Program {
+    pub fn sc(&self, name: &str) -> Option<&ScDef> {
+        self.index.get(name).map(|&i| &self.scs[i])
+    }
+}
+
+/// What is known about a global name while lifting and generating code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalKind {
+    /// A function of this arity (a supercombinator, a primitive wrapper).
+    Fun(usize),
+    Caf,
+    Thunk,
+}
+
+/// The arities of constructors and whether they have strict fields.
+pub fn constructors(data: &[DataType]) -> HashMap<Sym, (usize, bool)> {
+    let mut m = HashMap::new();
+    for d in data {
+        for c in &d.constrs {
+            m.insert(c.name.clone(), (c.arity, c.strict.iter().any(|s| *s)));
+        }
+    }
+    m
+}
+
+/// Free variables of an expression, in order of first occurrence.
+pub fn free_vars(e: &Expr) -> Vec<Var> {
+    fn go(e: &Expr, bound: &mut Vec<u32>, seen: &mut HashSet<u32>, out: &mut Vec<Var>) {
+        match e {
+            Expr::Local(v) => {
+                if !bound.contains(&v.id) && seen.insert(v.id) {
+                    out.push(v.clone());
+                }
+            }
+            Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
+            Expr::App(f, args) => {
+                go(f, bound, seen, out);
+                for a in args {
+                    go(a, bound, seen, out);
+                }
+            }
+            Expr::Lam(vs, b) => {
+                let m = bound.len();
+                bound.extend(vs.iter().map(|v| v.id));
+                go(b, bound, seen, out);
+                bound.truncate(m);
+            }
+            Expr::Let(b, body) => {
+                let m = bound.len();
+                match &**b {
+                    Bind::NonRec(v, rhs) => {
+                        go(rhs, bound, seen, out);
+                        bound.push(v.id);
+                    }
+                    Bind::Rec(bs) => {
+                        bound.extend(bs.iter().map(|(v, _)| v.id));
+                        for (_, rhs) in bs {
+                            go(rhs, bound, seen, out);
+                        }
+                    }
+                }
+                go(body, bound, seen, out);
+                bound.truncate(m);
+            }
+            Expr::Case(s, b, alts, def) => {
+                go(s, bound, seen, out);
+                let m = bound.len();
+                bound.push(b.id);
+                for a in alts {
+                    let m2 = bound.len();
+                    bound.extend(a.vars.iter().map(|v| v.id));
+                    go(&a.body, bound, seen, out);
+                    bound.truncate(m2);
+                }
+                if let Some(d) = def {
+                    go(d, bound, seen, out);
+                }
+                bound.truncate(m);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(e, &mut Vec::new(), &mut HashSet::new(), &mut out);
+    out
+}
+
+pub struct Lifter<'a> {
+    pub kinds: HashMap<Sym, GlobalKind>,
+    pub cons: &'a HashMap<Sym, (usize, bool)>,
+    scs: Vec<ScDef>,
+    top: Sym,
+    counter: usize,
+}
+
+impl Lifter<'_> {
+    /// Whether an expression can be built without evaluating anything.
+    pub fn is_alloc(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Local(_) | Expr::Lit(_) | Expr::Global(_) | Expr::Con(_) => true,
+            Expr::App(f, args) => {
+                let args_ok = args.iter().all(|a| self.is_alloc(a));
+                match &**f {
+                    Expr::Global(g) => match self.kinds.get(g) {
+                        Some(GlobalKind::Fun(n)) => args.len() < *n && args_ok,
+                        Some(GlobalKind::Thunk) => args_ok,
+                        _ => false,
+                    },
+                    Expr::Con(c) => match self.cons.get(c) {
+                        Some((n, strict)) => {
+                            args_ok && (args.len() < *n || (args.len() == *n && !*strict))
+                        }
+                        None => false,
+                    },
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn fresh_name(&mut self, what: &str) -> Sym {
+        self.counter += 1;
+        Sym::from(format!("{}${}{}", self.top, what, self.counter))
+    }
+
+    fn new_sc(&mut self, what: &str, kind: ScKind, params: Vec<Var>, body: Expr) -> Sym {
+        let name = self.fresh_name(what);
+        if let ScKind::Fun = kind {
+            self.kinds
+                .insert(name.clone(), GlobalKind::Fun(params.len()));
+        } else {
+            self.kinds.insert(name.clone(), GlobalKind::Thunk);
+        }
+        self.scs.push(ScDef {
+            name: name.clone(),
+            kind,
+            params,
+            body,
+            parent: self.top.clone(),
+        });
+        name
+    }
+
+    fn applied(name: Sym, fvs: &[Var]) -> Expr {
+        Expr::app(
+            Expr::Global(name),
+            fvs.iter().map(|v| Expr::Local(v.clone())).collect(),
+        )
+    }
+
+    /// A lambda as a partial application of a new function.
+    fn lambda(&mut self, vs: &[Var], body: &Expr) -> Expr {
+        let (mut params, body) = merge_lams(vs, body);
+        let body = self.strict(&body);
+        let lam = Expr::Lam(params.clone(), Box::new(body.clone()));
+        let fvs = free_vars(&lam);
+        let mut all = fvs.clone();
+        all.append(&mut params);
+        let name = self.new_sc("l", ScKind::Fun, all, body);
+        Self::applied(name, &fvs)
+    }
+
+    /// An expression in a lazy position.
+    fn lazy(&mut self, e: &Expr) -> Expr {
+        if let Expr::Lam(vs, b) = e {
+            return self.lambda(vs, b);
+        }
+        let e = match e {
+            // Keep allocatable applications, lifting their arguments.
+            Expr::App(f, args) if matches!(**f, Expr::Global(_) | Expr::Con(_)) => {
+                let args: Vec<Expr> = args.iter().map(|a| self.lazy(a)).collect();
+                let app = Expr::App(f.clone(), args);
+                if self.is_alloc(&app) {
+                    return app;
+                }
+                // Not allocatable: lift the original (args become thunks
+                // inside the thunk).
+                app
+            }
+            _ => self.strict(e),
+        };
+        if self.is_alloc(&e) {
+            return e;
+        }
+        let fvs = free_vars(&e);
+        let name = self.new_sc("t", ScKind::Thunk, fvs.clone(), e);
+        Self::applied(name, &fvs)
+    }
+
+    /// An expression in a strict position (evaluated when reached).
+    fn strict(&mut self, e: &Expr) -> Expr {
+        match e {
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
+            Expr::App(f, args) => {
+                let f = self.strict(f);
+                let args = args.iter().map(|a| self.lazy(a)).collect();
+                Expr::app(f, args)
+            }
+            Expr::Lam(vs, b) => self.lambda(vs, b),
+            Expr::Let(b, body) => {
+                let b = match &**b {
+                    Bind::NonRec(v, rhs) => Bind::NonRec(v.clone(), self.lazy(rhs)),
+                    Bind::Rec(bs) => Bind::Rec(
+                        bs.iter()
+                            .map(|(v, rhs)| {
+                                let r = match rhs {
+                                    // `letrec x = y`: a thunk, never an alias.
+                                    Expr::Local(_) => {
+                                        let fvs = free_vars(rhs);
+                                        let name = self.new_sc(
+                                            "t",
+                                            ScKind::Thunk,
+                                            fvs.clone(),
+                                            rhs.clone(),
+                                        );
+                                        Self::applied(name, &fvs)
+                                    }
+                                    _ => self.lazy(rhs),
+                                };
+                                (v.clone(), r)
+                            })
+                            .collect(),
+                    ),
+                };
+                Expr::Let(Box::new(b), Box::new(self.strict(body)))
+            }
+            Expr::Case(s, b, alts, def) => Expr::Case(
+                Box::new(self.strict(s)),
+                b.clone(),
+                alts.iter()
+                    .map(|a| Alt {
+                        con: a.con.clone(),
+                        vars: a.vars.clone(),
+                        body: self.strict(&a.body),
+                    })
+                    .collect(),
+                def.as_ref().map(|d| Box::new(self.strict(d))),
+            ),
+        }
+    }
+}
+
+fn merge_lams(vs: &[Var], body: &Expr) -> (Vec<Var>, Expr) {
+    let mut params = vs.to_vec();
+    let mut body = body;
+    while let Expr::Lam(more, b) = body {
+        params.extend(more.iter().cloned());
+        body = b;
+    }
+    (params, body.clone())
+}
+
+/// The arity of each top-level binding, with eta-expansion of partial
+/// applications of known functions (to a fixed point).
+fn arities(
+    binds: &[(Sym, Expr)],
+    prims: &[(Sym, Sym, usize)],
+    cons: &HashMap<Sym, (usize, bool)>,
+) -> HashMap<Sym, GlobalKind> {
+    let mut kinds: HashMap<Sym, GlobalKind> = HashMap::new();
+    for (orig, name, _) in prims {
+        if let Some(p) = prims::lookup(name) {
+            kinds.insert(
+                orig.clone(),
+                if p.arity() == 0 {
+                    GlobalKind::Caf
+                } else {
+                    GlobalKind::Fun(p.arity())
+                },
+            );
+        }
+    }
+    for (n, e) in binds {
+        let k = match e {
+            Expr::Lam(vs, b) => GlobalKind::Fun(merge_lams(vs, b).0.len()),
+            _ => GlobalKind::Caf,
+        };
+        kinds.insert(n.clone(), k);
+    }
+    loop {
+        let mut changed = false;
+        for (n, e) in binds {
+            if kinds.get(n) != Some(&GlobalKind::Caf) {
+                continue;
+            }
+            if let Some(extra) = eta_extra(e, &kinds, cons) {
+                kinds.insert(n.clone(), GlobalKind::Fun(extra));
+                changed = true;
+            }
+        }
+        if !changed {
+            return kinds;
+        }
+    }
+}
+
+/// How many parameters eta-expanding a constant would add: for a partial
+/// application of a known function to atoms.
+fn eta_extra(
+    e: &Expr,
+    kinds: &HashMap<Sym, GlobalKind>,
+    cons: &HashMap<Sym, (usize, bool)>,
+) -> Option<usize> {
+    let (f, args): (&Expr, &[Expr]) = match e {
+        Expr::App(f, args) => (f, args),
+        f => (f, &[]),
+    };
+    let arity = match f {
+        Expr::Global(g) => match kinds.get(g) {
+            Some(GlobalKind::Fun(n)) => *n,
+            _ => return None,
+        },
+        Expr::Con(c) => cons.get(c).map(|(n, _)| *n)?,
+        _ => return None,
+    };
+    let atoms = args.iter().all(|a| {
+        matches!(
+            a,
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_)
+        )
+    });
+    (atoms && args.len() < arity).then(|| arity - args.len())
+}
+
+/// Lifts a whole program. Variables must be unique (as the simplifier
+/// leaves them); `next_var` is larger than every variable number used.
+pub fn lift(program: &crate::core::Program, next_var: &mut u32) -> Program {
+    let cons = constructors(&program.data);
+    let kinds = arities(&program.binds, &program.prims, &cons);
+    let mut lifter = Lifter {
+        kinds,
+        cons: &cons,
+        scs: Vec::new(),
+        top: Sym::from(""),
+        counter: 0,
+    };
+    for (name, e) in &program.binds {
+        lifter.top = name.clone();
+        lifter.counter = 0;
+        let (params, body) = match (lifter.kinds[name], e) {
+            (GlobalKind::Fun(_), Expr::Lam(vs, b)) => merge_lams(vs, b),
+            (GlobalKind::Fun(n), _) => {
+                let extra: Vec<Var> = (0..n)
+                    .map(|_| {
+                        *next_var += 1;
+                        Var {
+                            name: Sym::from("eta"),
+                            id: *next_var,
+                        }
+                    })
+                    .collect();
+                let body = Expr::app(
+                    e.clone(),
+                    extra.iter().map(|v| Expr::Local(v.clone())).collect(),
+                );
+                (extra, body)
+            }
+            _ => (Vec::new(), e.clone()),
+        };
+        let body = lifter.strict(&body);
+        let kind = if params.is_empty() {
+            ScKind::Caf
+        } else {
+            ScKind::Fun
+        };
+        lifter.scs.push(ScDef {
+            name: name.clone(),
+            kind,
+            params,
+            body,
+            parent: name.clone(),
+        });
+    }
+    let scs = lifter.scs;
+    let index = scs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), i))
+        .collect();
+    Program {
+        data: program.data.clone(),
+        prims: program.prims.clone(),
+        scs,
+        index,
+    }
+}
+
+impl fmt::Display for ScDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let params: Vec<String> = self.params.iter().map(|v| v.to_string()).collect();
+        let body = crate::core::show_expr(&self.body).replace('\n', "\n  ");
+        writeln!(
+            f,
+            "{} ({:?}) {} =\n  {}\n",
+            self.name,
+            self.kind,
+            params.join(" "),
+            body
+        )
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for sc in &self.scs {
+            write!(f, "{sc}")?;
+        }
+        Ok(())
+    }
+}

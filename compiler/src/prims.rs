@@ -1,0 +1,346 @@
+//! The primitives of `Gph.Prim`, as the back end sees them.
+//!
+//! Every `foreign import prim "NAME"` is found here by its runtime name.
+//! The table says the primitive's arity (IO primitives count the world
+//! token as an extra last argument), the types of its arguments and result
+//! as far as the code generator cares (which arguments are evaluated and
+//! unboxed, what kind of value comes back), and how it is compiled:
+//!
+//! * `Bin`/`Un`: an `OpV`/`UnOpV` on value registers (inline when
+//!   saturated);
+//! * `Cmp`: a comparison (`BranchCmp` under a `case`, `CmpBool` otherwise);
+//! * `Rt`: a `code::Prim` on evaluated boxed arguments;
+//! * `Special`: code the generator writes (`seq`, `par`, `error`, IO ...).
+//!
+//! Used as a value, every primitive is a wrapper supercombinator of kind
+//! `Fun` named after the primitive's original name (`Gph.Prim.primIntAdd`)
+//! whose body is the saturated application.
+
+use gph_runtime::code::{Cmp, Prim, VOp, VUnOp};
+
+/// What the code generator needs to know about a value's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Int,
+    Double,
+    Char,
+    Integer,
+    Bool,
+    /// Anything else: passed as it is (not evaluated), e.g. `a`, lists.
+    Any,
+    /// The world token of IO primitives.
+    World,
+}
+
+impl Ty {
+    /// Whether a primitive evaluates an argument of this type.
+    pub fn strict(self) -> bool {
+        matches!(
+            self,
+            Ty::Int | Ty::Double | Ty::Char | Ty::Integer | Ty::Bool
+        )
+    }
+    /// The unboxed kind of the type, if it has one.
+    pub fn unboxed(self) -> Option<Kind> {
+        match self {
+            Ty::Int => Some(Kind::Int),
+            Ty::Double => Some(Kind::Double),
+            Ty::Char => Some(Kind::Char),
+            _ => None,
+        }
+    }
+}
+
+/// The kinds of unboxed values (in value registers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Int,
+    Double,
+    Char,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    Seq,
+    Pseq,
+    Par,
+    Error,
+    ReturnIO,
+    BindIO,
+    PutStr,
+    Instantiate,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Bin(VOp),
+    Un(VUnOp),
+    Cmp(Cmp),
+    Rt(Prim),
+    Special(Special),
+}
+
+#[derive(Clone, Debug)]
+pub struct PrimInfo {
+    /// The runtime name (`intAdd`).
+    pub name: &'static str,
+    /// The argument types (world token included for IO primitives).
+    pub args: Vec<Ty>,
+    pub ret: Ty,
+    pub op: Op,
+}
+
+impl PrimInfo {
+    pub fn arity(&self) -> usize {
+        self.args.len()
+    }
+}
+
+/// The primitive of this runtime name.
+pub fn lookup(name: &str) -> Option<PrimInfo> {
+    use Ty::*;
+    let bin = |t: Ty, op: VOp| (vec![t, t], t, Op::Bin(op));
+    let un = |a: Ty, r: Ty, op: VUnOp| (vec![a], r, Op::Un(op));
+    let cmp = |t: Ty, c: Cmp| (vec![t, t], Bool, Op::Cmp(c));
+    let rt = |args: &[Ty], r: Ty, p: Prim| (args.to_vec(), r, Op::Rt(p));
+    let sp = |args: &[Ty], r: Ty, s: Special| (args.to_vec(), r, Op::Special(s));
+    let (args, ret, op) = match name {
+        "intAdd" => bin(Int, VOp::IAdd),
+        "intSub" => bin(Int, VOp::ISub),
+        "intMul" => bin(Int, VOp::IMul),
+        "intQuot" => bin(Int, VOp::IQuot),
+        "intRem" => bin(Int, VOp::IRem),
+        "intDiv" => bin(Int, VOp::IDiv),
+        "intMod" => bin(Int, VOp::IMod),
+        "intNegate" => un(Int, Int, VUnOp::INeg),
+        "intEq" => cmp(Int, Cmp::IEq),
+        "intNe" => cmp(Int, Cmp::INe),
+        "intLt" => cmp(Int, Cmp::ILt),
+        "intLe" => cmp(Int, Cmp::ILe),
+        "intGt" => cmp(Int, Cmp::IGt),
+        "intGe" => cmp(Int, Cmp::IGe),
+        "intToInteger" => rt(&[Int], Integer, Prim::IntToInteger),
+        "intToDouble" => un(Int, Double, VUnOp::IntToDouble),
+        "intShow" => rt(&[Int], Any, Prim::IntShow),
+        "integerAdd" => rt(&[Integer, Integer], Integer, Prim::IntegerAdd),
+        "integerSub" => rt(&[Integer, Integer], Integer, Prim::IntegerSub),
+        "integerMul" => rt(&[Integer, Integer], Integer, Prim::IntegerMul),
+        "integerNegate" => rt(&[Integer], Integer, Prim::IntegerNegate),
+        "integerQuot" => rt(&[Integer, Integer], Integer, Prim::IntegerQuot),
+        "integerRem" => rt(&[Integer, Integer], Integer, Prim::IntegerRem),
+        "integerDiv" => rt(&[Integer, Integer], Integer, Prim::IntegerDiv),
+        "integerMod" => rt(&[Integer, Integer], Integer, Prim::IntegerMod),
+        "integerEq" => rt(&[Integer, Integer], Bool, Prim::IntegerEq),
+        "integerNe" => rt(&[Integer, Integer], Bool, Prim::IntegerNe),
+        "integerLt" => rt(&[Integer, Integer], Bool, Prim::IntegerLt),
+        "integerLe" => rt(&[Integer, Integer], Bool, Prim::IntegerLe),
+        "integerGt" => rt(&[Integer, Integer], Bool, Prim::IntegerGt),
+        "integerGe" => rt(&[Integer, Integer], Bool, Prim::IntegerGe),
+        "integerToInt" => rt(&[Integer], Int, Prim::IntegerToInt),
+        "integerToDouble" => rt(&[Integer], Double, Prim::IntegerToDouble),
+        "integerShow" => rt(&[Integer], Any, Prim::IntegerShow),
+        "doubleAdd" => bin(Double, VOp::DAdd),
+        "doubleSub" => bin(Double, VOp::DSub),
+        "doubleMul" => bin(Double, VOp::DMul),
+        "doubleDiv" => bin(Double, VOp::DDiv),
+        "doublePow" => bin(Double, VOp::DPow),
+        "doubleNegate" => un(Double, Double, VUnOp::DNeg),
+        "doubleEq" => cmp(Double, Cmp::DEq),
+        "doubleNe" => cmp(Double, Cmp::DNe),
+        "doubleLt" => cmp(Double, Cmp::DLt),
+        "doubleLe" => cmp(Double, Cmp::DLe),
+        "doubleGt" => cmp(Double, Cmp::DGt),
+        "doubleGe" => cmp(Double, Cmp::DGe),
+        "doubleExp" => un(Double, Double, VUnOp::DExp),
+        "doubleLog" => un(Double, Double, VUnOp::DLog),
+        "doubleSqrt" => un(Double, Double, VUnOp::DSqrt),
+        "doubleSin" => un(Double, Double, VUnOp::DSin),
+        "doubleCos" => un(Double, Double, VUnOp::DCos),
+        "doubleTan" => un(Double, Double, VUnOp::DTan),
+        "doubleAsin" => un(Double, Double, VUnOp::DAsin),
+        "doubleAcos" => un(Double, Double, VUnOp::DAcos),
+        "doubleAtan" => un(Double, Double, VUnOp::DAtan),
+        "doubleSinh" => un(Double, Double, VUnOp::DSinh),
+        "doubleCosh" => un(Double, Double, VUnOp::DCosh),
+        "doubleTanh" => un(Double, Double, VUnOp::DTanh),
+        "doubleAsinh" => un(Double, Double, VUnOp::DAsinh),
+        "doubleAcosh" => un(Double, Double, VUnOp::DAcosh),
+        "doubleAtanh" => un(Double, Double, VUnOp::DAtanh),
+        "doubleIsNaN" => rt(&[Double], Bool, Prim::DoubleIsNaN),
+        "doubleIsInfinite" => rt(&[Double], Bool, Prim::DoubleIsInfinite),
+        "doubleIsNegativeZero" => rt(&[Double], Bool, Prim::DoubleIsNegativeZero),
+        "doubleTruncate" => rt(&[Double], Integer, Prim::DoubleTruncate),
+        "doubleDecodeMantissa" => rt(&[Double], Integer, Prim::DoubleDecodeMantissa),
+        "doubleDecodeExponent" => rt(&[Double], Int, Prim::DoubleDecodeExponent),
+        "doubleEncode" => rt(&[Integer, Int], Double, Prim::DoubleEncode),
+        "doubleShow" => rt(&[Double], Any, Prim::DoubleShow),
+        "charOrd" => un(Char, Int, VUnOp::Ord),
+        "charChr" => un(Int, Char, VUnOp::Chr),
+        "charEq" => cmp(Char, Cmp::IEq),
+        "charNe" => cmp(Char, Cmp::INe),
+        "charLt" => cmp(Char, Cmp::ILt),
+        "charLe" => cmp(Char, Cmp::ILe),
+        "charGt" => cmp(Char, Cmp::IGt),
+        "charGe" => cmp(Char, Cmp::IGe),
+        "charGeneralCategory" => rt(&[Char], Int, Prim::CharGeneralCategory),
+        "charToUpper" => rt(&[Char], Char, Prim::CharToUpper),
+        "charToLower" => rt(&[Char], Char, Prim::CharToLower),
+        "charToTitle" => rt(&[Char], Char, Prim::CharToTitle),
+        "seq" => sp(&[Any, Any], Any, Special::Seq),
+        "pseq" => sp(&[Any, Any], Any, Special::Pseq),
+        "par" => sp(&[Any, Any], Any, Special::Par),
+        "error" => sp(&[Any], Any, Special::Error),
+        "returnIO" => sp(&[Any, World], Any, Special::ReturnIO),
+        "bindIO" => sp(&[Any, Any, World], Any, Special::BindIO),
+        "putStr" => sp(&[Any, World], Any, Special::PutStr),
+        "instantiate" => sp(&[Any, Any], Any, Special::Instantiate),
+        "getChar" => rt(&[World], Any, Prim::GetChar),
+        "getLine" => rt(&[World], Any, Prim::GetLine),
+        "getContents" => rt(&[World], Any, Prim::GetContents),
+        "getArgs" => rt(&[World], Any, Prim::GetArgs),
+        "getProgName" => rt(&[World], Any, Prim::GetProgName),
+        "exitWith" => rt(&[Int, World], Any, Prim::ExitWith),
+        "noPe" => rt(&[], Int, Prim::NoPe),
+        "selfPe" => rt(&[], Int, Prim::SelfPe),
+        _ => return None,
+    };
+    Some(PrimInfo {
+        name: static_name(name),
+        args,
+        ret,
+        op,
+    })
+}
+
+/// Every runtime name this table knows.
+pub const NAMES: &[&str] = &[
+    "intAdd",
+    "intSub",
+    "intMul",
+    "intQuot",
+    "intRem",
+    "intDiv",
+    "intMod",
+    "intNegate",
+    "intEq",
+    "intNe",
+    "intLt",
+    "intLe",
+    "intGt",
+    "intGe",
+    "intToInteger",
+    "intToDouble",
+    "intShow",
+    "integerAdd",
+    "integerSub",
+    "integerMul",
+    "integerNegate",
+    "integerQuot",
+    "integerRem",
+    "integerDiv",
+    "integerMod",
+    "integerEq",
+    "integerNe",
+    "integerLt",
+    "integerLe",
+    "integerGt",
+    "integerGe",
+    "integerToInt",
+    "integerToDouble",
+    "integerShow",
+    "doubleAdd",
+    "doubleSub",
+    "doubleMul",
+    "doubleDiv",
+    "doublePow",
+    "doubleNegate",
+    "doubleEq",
+    "doubleNe",
+    "doubleLt",
+    "doubleLe",
+    "doubleGt",
+    "doubleGe",
+    "doubleExp",
+    "doubleLog",
+    "doubleSqrt",
+    "doubleSin",
+    "doubleCos",
+    "doubleTan",
+    "doubleAsin",
+    "doubleAcos",
+    "doubleAtan",
+    "doubleSinh",
+    "doubleCosh",
+    "doubleTanh",
+    "doubleAsinh",
+    "doubleAcosh",
+    "doubleAtanh",
+    "doubleIsNaN",
+    "doubleIsInfinite",
+    "doubleIsNegativeZero",
+    "doubleTruncate",
+    "doubleDecodeMantissa",
+    "doubleDecodeExponent",
+    "doubleEncode",
+    "doubleShow",
+    "charOrd",
+    "charChr",
+    "charEq",
+    "charNe",
+    "charLt",
+    "charLe",
+    "charGt",
+    "charGe",
+    "charGeneralCategory",
+    "charToUpper",
+    "charToLower",
+    "charToTitle",
+    "seq",
+    "pseq",
+    "par",
+    "error",
+    "returnIO",
+    "bindIO",
+    "putStr",
+    "instantiate",
+    "getChar",
+    "getLine",
+    "getContents",
+    "getArgs",
+    "getProgName",
+    "exitWith",
+    "noPe",
+    "selfPe",
+];
+
+fn static_name(name: &str) -> &'static str {
+    NAMES.iter().find(|n| **n == name).copied().unwrap_or("?")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_in_the_table() {
+        assert_eq!(NAMES.len(), 97);
+        for n in NAMES {
+            let p = lookup(n).unwrap();
+            assert_eq!(p.name, *n);
+        }
+    }
+
+    #[test]
+    fn every_primitive_of_gph_prim_is_known() {
+        let src = include_str!("../../prelude/Gph/Prim.gph");
+        let mut count = 0;
+        for line in src.lines() {
+            if let Some(rest) = line.strip_prefix("foreign import prim \"") {
+                let name = rest.split('"').next().unwrap();
+                assert!(lookup(name).is_some(), "{name}");
+                count += 1;
+            }
+        }
+        assert_eq!(count, 97);
+    }
+}
