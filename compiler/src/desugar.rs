@@ -154,6 +154,22 @@ fn rhs_total(b: &Body) -> bool {
     }
 }
 
+fn pat_span(p: &Pat) -> Span {
+    match p {
+        Pat::Var(_, s)
+        | Pat::Wildcard(s)
+        | Pat::Lit(_, s)
+        | Pat::Overloaded { span: s, .. }
+        | Pat::Con(_, _, s)
+        | Pat::Tuple(_, s)
+        | Pat::List(_, s)
+        | Pat::As(_, _, s)
+        | Pat::Lazy(_, s)
+        | Pat::Bang(_, s)
+        | Pat::Pending(_, s) => *s,
+    }
+}
+
 fn binding_span(b: &Binding) -> Span {
     match b {
         Binding::Fun { span, .. } | Binding::Pat { span, .. } => *span,
@@ -169,9 +185,21 @@ impl<'s> Desugar<'s> {
         }
     }
 
+    /// GHC's rendering of a span (`file:(l1,c1)-(l2,c2)`, `file:l:c1-c2`),
+    /// without trailing white space (a layout block's span may reach the
+    /// next line).
     fn location(&self, span: Span) -> String {
         match self.sources.file_of(span) {
-            Some(f) => f.ghc_span(span),
+            Some(f) => {
+                let text = f.slice(span);
+                let trimmed = text.trim_end().len();
+                let span = if trimmed > 0 && trimmed < text.len() {
+                    Span::new(span.start as usize, span.start as usize + trimmed)
+                } else {
+                    span
+                };
+                f.ghc_span(span)
+            }
             None => "<unknown>".to_string(),
         }
     }
@@ -202,6 +230,20 @@ impl<'s> Desugar<'s> {
             return span;
         }
         Span::new(span.start as usize + start, span.start as usize + end)
+    }
+
+    /// A pattern as the user wrote it (white space collapsed), as GHC
+    /// names a failed lazy pattern or pattern binding.
+    fn pat_text(&self, p: &Pat) -> String {
+        let span = pat_span(p);
+        match self.sources.file_of(span) {
+            Some(f) if span.end > span.start => f
+                .slice(span)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => "irrefutable pattern".to_string(),
+        }
     }
 
     fn pattern_fail(&self, span: Span, what: &str) -> Expr {
@@ -575,7 +617,8 @@ impl<'s> Desugar<'s> {
                             body: Body::Var(&x),
                             span: *span,
                         };
-                        let fail = self.pattern_fail(*span, "irrefutable pattern");
+                        let what = self.pat_text(pat);
+                        let fail = self.pattern_fail(*span, &what);
                         let sel = self.match_top(std::slice::from_ref(&t), vec![row], fail, None);
                         let target = match top {
                             Some(m) => Target::Global(Sym::from(format!("{m}.{x}"))),
@@ -975,7 +1018,9 @@ impl<'s> Desugar<'s> {
                                 body: Body::Var(&x),
                                 span,
                             };
-                            let pf = self.pattern_fail(span, "irrefutable pattern");
+                            // GHC blames the enclosing equation.
+                            let what = self.pat_text(&p);
+                            let pf = self.pattern_fail(r.span, &what);
                             let sel = self.match_top(std::slice::from_ref(u), vec![row], pf, None);
                             let bound = Expr::Let(
                                 Box::new(Bind::NonRec(v.clone(), sel)),

@@ -24,6 +24,7 @@ fn core_of_every_program_is_closed() {
     let mut files = programs("tests/programs");
     files.extend(programs("programs"));
     files.extend(programs("tests/core"));
+    files.extend(programs("tests/runtime-errors"));
     assert!(files.len() >= 40, "expected the corpus");
     let mut failures = Vec::new();
     for f in &files {
