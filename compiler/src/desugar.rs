@@ -59,6 +59,11 @@
 //! * A newtype constructor is erased: matching it never fails, and as an
 //!   expression it is the identity.
 //! * List comprehensions become `Prelude.concatMap`.
+//! * A failing match calls `Prelude.patternMatchFail "LOC|CONTEXT"` with
+//!   GHC's location and context: `function f` (the span of all its
+//!   equations), `case`, `lambda`, or, for a lazy pattern or a pattern
+//!   binding, the pattern's text (`Just x`, located at the enclosing
+//!   equation or binding).
 
 use crate::core::{self, Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Var};
 use crate::exhaustive::{self, Signature};
