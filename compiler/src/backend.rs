@@ -140,3 +140,37 @@ mod tests {
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }
+
+#[cfg(test)]
+mod dump {
+    /// `GPH_DUMP=file.gph GPH_STAGE=sc|code|core cargo test dump_stage -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn dump_stage() {
+        let path = std::env::var("GPH_DUMP").unwrap();
+        let stage = std::env::var("GPH_STAGE").unwrap_or_else(|_| "code".into());
+        let prefix = std::env::var("GPH_PREFIX").ok();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = gph_syntax::SourceFile::new(&path, text);
+        let (c, _, d) = crate::compile_full(&file, "");
+        for x in &d {
+            eprintln!("{}", x.message);
+        }
+        let (c, m) = c.unwrap();
+        let prefix = prefix.unwrap_or(format!("{m}."));
+        match stage.as_str() {
+            "sc" => println!("{}", c.show_sc(&prefix)),
+            "core" => {
+                for (n, e) in &c.core.binds {
+                    if n.starts_with(&prefix) {
+                        println!(
+                            "{n} =\n  {}\n",
+                            crate::core::show_expr(e).replace('\n', "\n  ")
+                        );
+                    }
+                }
+            }
+            _ => println!("{}", c.show_code(&prefix)),
+        }
+    }
+}

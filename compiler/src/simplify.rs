@@ -1,7 +1,37 @@
-//! Core-to-Core simplification (see `simplify` for the transformations).
+//! Core-to-Core simplification.
+//!
+//! 1. Every bound variable is renamed apart ([`renumber`]); the later
+//!    passes rely on unique variables.
+//! 2. Top-level `let`s are floated to new top-level bindings, so that an
+//!    instance dictionary `$fNumInt = letrec this = D:Num m1 ..; m5 = ..
+//!    in this` becomes the constructor application `$fNumInt = D:Num m1 ..
+//!    $fNumInt$m5 ..` of globals, a *known dictionary*.
+//! 3. Each binding is simplified with the definitions of the others at hand:
+//!    * beta reduction of known lambdas (atoms substituted, other arguments
+//!      `let`-bound);
+//!    * inlining of small non-recursive global functions when saturated
+//!      (method selectors, superclass selectors, `$`, `.`, `&&`, ...) and of
+//!      `let`s used once (not under a lambda) or bound to atoms;
+//!    * case of known constructor (a constructor application, a literal, a
+//!      variable already scrutinised or `let`-bound to a constructor, or a
+//!      global defined as one — a known dictionary), so a method selector
+//!      applied to a known dictionary reduces to the method: `(+) $fNumInt
+//!      x y` becomes `primIntAdd x y`;
+//!    * specialisation: a global function applied to known dictionaries is
+//!      replaced by a copy with those dictionaries substituted (`sum
+//!      $fNumInt` becomes `Prelude.sum@$fNumInt`), memoised so that
+//!      recursion goes to the copy; a dictionary function applied to known
+//!      dictionaries (`$fEqList $fEqInt`) becomes a new known dictionary;
+//!    * the static dictionary arguments of local functions (a `letrec`
+//!      function whose calls all pass the same global, or its own
+//!      parameter, at some position) are substituted;
+//!    * `bindIO`/`returnIO`/`instantiate` applied to all their arguments are
+//!      expanded (`bindIO m k w` is `case m w of IORes x -> k x w`).
 
-use crate::core::{Alt, Bind, Expr, Program, Var};
-use std::collections::HashMap;
+use crate::core::{Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Program, Var};
+use crate::prims::{self, Op, PrimInfo, Special};
+use gph_syntax::lexer::Sym;
+use std::collections::{HashMap, HashSet};
 
 /// Renames every bound variable of the program so that all are distinct
 /// (the passes after this one rely on it). Returns the next free number.
@@ -86,7 +116,969 @@ impl Renamer<'_> {
     }
 }
 
+fn is_atom(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_)
+    ) && !matches!(e, Expr::Lit(Lit::Str(_)) | Expr::Lit(Lit::Integer(_)))
+}
+
+/// The number of nodes of an expression (for inlining decisions).
+pub fn size(e: &Expr) -> usize {
+    match e {
+        Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => 1,
+        Expr::App(f, a) => size(f) + a.iter().map(size).sum::<usize>(),
+        Expr::Lam(_, b) => 1 + size(b),
+        Expr::Let(b, body) => {
+            1 + size(body)
+                + match &**b {
+                    Bind::NonRec(_, r) => size(r),
+                    Bind::Rec(bs) => bs.iter().map(|(_, r)| size(r)).sum(),
+                }
+        }
+        Expr::Case(s, _, alts, d) => {
+            1 + size(s)
+                + alts.iter().map(|a| size(&a.body)).sum::<usize>()
+                + d.as_ref().map_or(0, |d| size(d))
+        }
+    }
+}
+
+fn mentions_global(e: &Expr, g: &str) -> bool {
+    match e {
+        Expr::Global(x) => &**x == g,
+        Expr::Local(_) | Expr::Lit(_) | Expr::Con(_) => false,
+        Expr::App(f, a) => mentions_global(f, g) || a.iter().any(|x| mentions_global(x, g)),
+        Expr::Lam(_, b) => mentions_global(b, g),
+        Expr::Let(b, body) => {
+            mentions_global(body, g)
+                || match &**b {
+                    Bind::NonRec(_, r) => mentions_global(r, g),
+                    Bind::Rec(bs) => bs.iter().any(|(_, r)| mentions_global(r, g)),
+                }
+        }
+        Expr::Case(s, _, alts, d) => {
+            mentions_global(s, g)
+                || alts.iter().any(|a| mentions_global(&a.body, g))
+                || d.as_ref().is_some_and(|d| mentions_global(d, g))
+        }
+    }
+}
+
+/// Occurrences of a variable: (count, whether one is under a lambda).
+fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
+    fn go(e: &Expr, v: u32, lam: bool, out: &mut (usize, bool)) {
+        match e {
+            Expr::Local(x) => {
+                if x.id == v {
+                    out.0 += 1;
+                    out.1 |= lam;
+                }
+            }
+            Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
+            Expr::App(f, a) => {
+                go(f, v, lam, out);
+                a.iter().for_each(|x| go(x, v, lam, out));
+            }
+            Expr::Lam(_, b) => go(b, v, true, out),
+            Expr::Let(b, body) => {
+                match &**b {
+                    Bind::NonRec(_, r) => go(r, v, lam, out),
+                    // A letrec may be a loop: count as under a lambda.
+                    Bind::Rec(bs) => bs.iter().for_each(|(_, r)| go(r, v, true, out)),
+                }
+                go(body, v, lam, out)
+            }
+            Expr::Case(s, _, alts, d) => {
+                go(s, v, lam, out);
+                alts.iter().for_each(|a| go(&a.body, v, lam, out));
+                if let Some(d) = d {
+                    go(d, v, lam, out)
+                }
+            }
+        }
+    }
+    let mut out = (0, false);
+    go(e, v, false, &mut out);
+    out
+}
+
+/// Replaces every occurrence of variables by expressions (no capture:
+/// variables are unique).
+fn substitute(e: &Expr, m: &HashMap<u32, Expr>) -> Expr {
+    match e {
+        Expr::Local(v) => m.get(&v.id).cloned().unwrap_or_else(|| e.clone()),
+        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
+        Expr::App(f, a) => Expr::app(
+            substitute(f, m),
+            a.iter().map(|x| substitute(x, m)).collect(),
+        ),
+        Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(substitute(b, m))),
+        Expr::Let(b, body) => {
+            let b = match &**b {
+                Bind::NonRec(v, r) => Bind::NonRec(v.clone(), substitute(r, m)),
+                Bind::Rec(bs) => Bind::Rec(
+                    bs.iter()
+                        .map(|(v, r)| (v.clone(), substitute(r, m)))
+                        .collect(),
+                ),
+            };
+            Expr::Let(Box::new(b), Box::new(substitute(body, m)))
+        }
+        Expr::Case(s, b, alts, d) => Expr::Case(
+            Box::new(substitute(s, m)),
+            b.clone(),
+            alts.iter()
+                .map(|a| Alt {
+                    con: a.con.clone(),
+                    vars: a.vars.clone(),
+                    body: substitute(&a.body, m),
+                })
+                .collect(),
+            d.as_ref().map(|d| Box::new(substitute(d, m))),
+        ),
+    }
+}
+
+/// What is known about a local variable inside the simplifier.
+#[derive(Clone)]
+enum Known {
+    /// Bound to (or matched as) this constructor with these atoms.
+    Con(Sym, Vec<Expr>),
+    Lit(Lit),
+}
+
+#[derive(Clone, Default)]
+struct Env {
+    subst: HashMap<u32, Expr>,
+    known: HashMap<u32, Known>,
+}
+
+const INLINE_SIZE: usize = 24;
+const SPEC_SIZE: usize = 600;
+const MAX_SPECS: usize = 3000;
+
+struct Simp {
+    defs: HashMap<Sym, Expr>,
+    cons: HashMap<Sym, usize>,
+    /// Constructors with strict fields: their fields' strictness.
+    strict: HashMap<Sym, Vec<bool>>,
+    prims: HashMap<Sym, PrimInfo>,
+    /// Globals that may be inlined (small, not recursive).
+    inline: HashSet<Sym>,
+    specs: HashMap<String, Sym>,
+    queue: Vec<Sym>,
+    order: Vec<Sym>,
+    next: u32,
+    fuel: usize,
+    depth: usize,
+    iores: Sym,
+}
+
+impl Simp {
+    fn fresh(&mut self, name: &str) -> Var {
+        self.next += 1;
+        Var {
+            name: Sym::from(name),
+            id: self.next,
+        }
+    }
+
+    fn rename(&mut self, e: &Expr) -> Expr {
+        let mut r = Renamer {
+            next: &mut self.next,
+            map: HashMap::new(),
+        };
+        r.expr(e)
+    }
+
+    /// The constructor application a global is defined as, if any.
+    fn global_con(&self, g: &str) -> Option<(Sym, Vec<Expr>)> {
+        match self.defs.get(g)? {
+            Expr::Con(c) => Some((c.clone(), vec![])),
+            Expr::App(f, args) => match &**f {
+                Expr::Con(c)
+                    if args.iter().all(is_atom)
+                        && self.cons.get(c) == Some(&args.len())
+                        && self.lazy_con(c, args) =>
+                {
+                    Some((c.clone(), args.clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn is_dict(&self, e: &Expr) -> Option<Sym> {
+        if let Expr::Global(g) = e {
+            if let Some((c, _)) = self.global_con(g) {
+                if c.contains(".D:") {
+                    return Some(g.clone());
+                }
+            }
+        }
+        None
+    }
+
+    fn expr(&mut self, e: &Expr, env: &Env) -> Expr {
+        match e {
+            Expr::Local(v) => match env.subst.get(&v.id) {
+                Some(x) => x.clone(),
+                None => e.clone(),
+            },
+            Expr::Global(g) => {
+                // Aliases of atoms.
+                match self.defs.get(g) {
+                    Some(
+                        x @ (Expr::Global(_)
+                        | Expr::Lit(Lit::Int(_) | Lit::Char(_) | Lit::Double(_))),
+                    ) => {
+                        if let Expr::Global(h) = x {
+                            if h == g {
+                                return e.clone();
+                            }
+                        }
+                        x.clone()
+                    }
+                    _ => e.clone(),
+                }
+            }
+            Expr::Lit(_) | Expr::Con(_) => e.clone(),
+            Expr::Lam(vs, b) => {
+                let b = self.expr(b, env);
+                match b {
+                    Expr::Lam(more, inner) => {
+                        let mut all = vs.clone();
+                        all.extend(more);
+                        Expr::Lam(all, inner)
+                    }
+                    b => Expr::Lam(vs.clone(), Box::new(b)),
+                }
+            }
+            Expr::App(f, args) => {
+                let args: Vec<Expr> = args.iter().map(|a| self.expr(a, env)).collect();
+                let f = self.expr(f, env);
+                self.app(f, args, env)
+            }
+            Expr::Let(b, body) => self.let_(b, body, env),
+            Expr::Case(s, b, alts, def) => {
+                let s = self.expr(s, env);
+                self.case(s, b, alts, def.as_deref(), env)
+            }
+        }
+    }
+
+    /// `f args`, both simplified.
+    fn app(&mut self, f: Expr, mut args: Vec<Expr>, env: &Env) -> Expr {
+        if args.is_empty() {
+            return f;
+        }
+        let f = match f {
+            Expr::App(g, mut a) => {
+                a.append(&mut args);
+                args = a;
+                *g
+            }
+            f => f,
+        };
+        if self.fuel == 0 || self.depth > 40 {
+            return Expr::App(Box::new(f), args);
+        }
+        match f {
+            Expr::Lam(ps, body) => {
+                self.fuel -= 1;
+                self.beta(ps, *body, args, env)
+            }
+            Expr::Let(b, body) => {
+                let inner = self.app(*body, args, env);
+                Expr::Let(b, Box::new(inner))
+            }
+            Expr::Global(g) => {
+                if let Some(p) = self.prims.get(&g) {
+                    if args.len() >= p.arity() {
+                        if let Some(e) = self.prim(&g, p.op, &args, env) {
+                            return e;
+                        }
+                    }
+                    return Expr::App(Box::new(Expr::Global(g)), args);
+                }
+                let Some(Expr::Lam(ps, _)) = self.defs.get(&g) else {
+                    return Expr::App(Box::new(Expr::Global(g)), args);
+                };
+                let arity = ps.len();
+                if self.inline.contains(&g) && args.len() >= arity {
+                    self.fuel -= 1;
+                    let def = self.defs[&g].clone();
+                    let Expr::Lam(ps, body) = self.rename(&def) else {
+                        unreachable!()
+                    };
+                    self.depth += 1;
+                    let r = self.beta(ps, *body, args, env);
+                    self.depth -= 1;
+                    return r;
+                }
+                // Specialisation at known dictionaries.
+                let dicts: Vec<(usize, Sym)> = args
+                    .iter()
+                    .take(arity)
+                    .enumerate()
+                    .filter_map(|(i, a)| self.is_dict(a).map(|d| (i, d)))
+                    .collect();
+                if !dicts.is_empty() {
+                    if let Some(spec) = self.specialise(&g, &dicts) {
+                        let rest: Vec<Expr> = args
+                            .into_iter()
+                            .enumerate()
+                            .filter(|(i, _)| !dicts.iter().any(|(j, _)| j == i))
+                            .map(|(_, a)| a)
+                            .collect();
+                        let f = self.expr(&Expr::Global(spec), env);
+                        return if rest.is_empty() {
+                            f
+                        } else {
+                            self.app(f, rest, env)
+                        };
+                    }
+                }
+                Expr::App(Box::new(Expr::Global(g)), args)
+            }
+            Expr::Case(s, b, alts, def)
+                if args.iter().all(is_atom) && alts.len() + def.iter().len() <= 4 =>
+            {
+                // (case s of p -> e) a  ==>  case s of p -> e a
+                let alts = alts
+                    .into_iter()
+                    .map(|a| {
+                        let body = self.app(a.body, args.clone(), env);
+                        Alt { body, ..a }
+                    })
+                    .collect();
+                let def = def.map(|d| Box::new(self.app(*d, args.clone(), env)));
+                Expr::Case(s, b, alts, def)
+            }
+            f => Expr::App(Box::new(f), args),
+        }
+    }
+
+    fn beta(&mut self, ps: Vec<Var>, body: Expr, mut args: Vec<Expr>, env: &Env) -> Expr {
+        let n = ps.len().min(args.len());
+        let rest_args = args.split_off(n);
+        let mut env2 = env.clone();
+        let mut lets = Vec::new();
+        for (p, a) in ps.iter().zip(args) {
+            if is_atom(&a) {
+                env2.subst.insert(p.id, a);
+            } else {
+                lets.push((p.clone(), a));
+            }
+        }
+        let body = if ps.len() > n {
+            Expr::Lam(ps[n..].to_vec(), Box::new(body))
+        } else {
+            body
+        };
+        let mut e = body;
+        for (p, a) in lets.into_iter().rev() {
+            e = Expr::Let(Box::new(Bind::NonRec(p, a)), Box::new(e));
+        }
+        let e = self.expr(&e, &env2);
+        if rest_args.is_empty() {
+            e
+        } else {
+            self.app(e, rest_args, env)
+        }
+    }
+
+    fn prim(&mut self, _g: &Sym, op: Op, args: &[Expr], env: &Env) -> Option<Expr> {
+        match op {
+            Op::Special(Special::Instantiate) => {
+                let e = self.app(args[0].clone(), vec![args[1].clone()], env);
+                Some(self.app(e, args[2..].to_vec(), env))
+            }
+            Op::Special(Special::ReturnIO) if args.len() == 2 => Some(Expr::app(
+                Expr::Con(self.iores.clone()),
+                vec![args[0].clone()],
+            )),
+            Op::Special(Special::BindIO) if args.len() == 3 => {
+                let w = args[2].clone();
+                if !is_atom(&w) {
+                    return None;
+                }
+                let x = self.fresh("r");
+                let b = self.fresh("io");
+                let scrut = self.app(args[0].clone(), vec![w.clone()], env);
+                let body = self.app(args[1].clone(), vec![Expr::Local(x.clone()), w], env);
+                Some(Expr::Case(
+                    Box::new(scrut),
+                    b,
+                    vec![Alt {
+                        con: AltCon::Con(self.iores.clone()),
+                        vars: vec![x],
+                        body,
+                    }],
+                    None,
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn specialise(&mut self, g: &Sym, dicts: &[(usize, Sym)]) -> Option<Sym> {
+        let key = format!(
+            "{g}@{}",
+            dicts
+                .iter()
+                .map(|(i, d)| format!("{i}={d}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        if let Some(s) = self.specs.get(&key) {
+            return Some(s.clone());
+        }
+        if self.specs.len() >= MAX_SPECS || dicts.iter().any(|(_, d)| d.matches('@').count() > 2) {
+            return None;
+        }
+        let def = self.defs.get(g)?.clone();
+        if size(&def) > SPEC_SIZE {
+            return None;
+        }
+        let Expr::Lam(ps, body) = self.rename(&def) else {
+            return None;
+        };
+        let name = Sym::from(format!(
+            "{g}@{}",
+            dicts
+                .iter()
+                .map(|(_, d)| d.to_string())
+                .collect::<Vec<_>>()
+                .join("@")
+        ));
+        self.specs.insert(key, name.clone());
+        let mut m = HashMap::new();
+        for (i, d) in dicts {
+            m.insert(ps[*i].id, Expr::Global(d.clone()));
+        }
+        let rest: Vec<Var> = ps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !dicts.iter().any(|(j, _)| j == i))
+            .map(|(_, p)| p.clone())
+            .collect();
+        let body = substitute(&body, &m);
+        let e = if rest.is_empty() {
+            body
+        } else {
+            Expr::Lam(rest, Box::new(body))
+        };
+        // A dictionary function's result: float it into a known dictionary.
+        let mut new = vec![(name.clone(), e)];
+        float_binds(&mut new, &mut self.next, &self.cons);
+        for (n, e) in new {
+            self.defs.insert(n.clone(), e);
+            self.order.push(n.clone());
+            self.queue.push(n);
+        }
+        Some(name)
+    }
+
+    fn let_(&mut self, b: &Bind, body: &Expr, env: &Env) -> Expr {
+        match b {
+            Bind::NonRec(v, rhs) => {
+                let rhs = self.expr(rhs, env);
+                let mut env2 = env.clone();
+                if is_atom(&rhs) {
+                    env2.subst.insert(v.id, rhs);
+                    return self.expr(body, &env2);
+                }
+                if let Some(k) = self.known_of(&rhs, env) {
+                    env2.known.insert(v.id, k);
+                }
+                let body = self.expr(body, &env2);
+                let (n, under_lam) = occurrences(&body, v.id);
+                if n == 0 {
+                    return body;
+                }
+                if n == 1 && !under_lam && self.fuel > 0 {
+                    self.fuel -= 1;
+                    let mut m = HashMap::new();
+                    m.insert(v.id, rhs);
+                    let is_lam = matches!(m[&v.id], Expr::Lam(..));
+                    let e = substitute(&body, &m);
+                    // A lambda may now be applied: beta-reduce it.
+                    return if is_lam {
+                        self.expr(&e, &Env::default())
+                    } else {
+                        e
+                    };
+                }
+                Expr::Let(Box::new(Bind::NonRec(v.clone(), rhs)), Box::new(body))
+            }
+            Bind::Rec(bs) => {
+                let bs = self.static_args(bs, body);
+                let (bs, body) = match bs {
+                    Ok((bs, body)) => (bs, body),
+                    Err(()) => (bs_clone(b), body.clone()),
+                };
+                let mut env2 = env.clone();
+                for (v, rhs) in &bs {
+                    if let Some(k) = self.known_of(rhs, env) {
+                        env2.known.insert(v.id, k);
+                    }
+                }
+                let bs: Vec<(Var, Expr)> = bs
+                    .iter()
+                    .map(|(v, r)| (v.clone(), self.expr(r, &env2)))
+                    .collect();
+                let body = self.expr(&body, &env2);
+                // Drop bindings nothing uses.
+                let mut live: HashSet<u32> = HashSet::new();
+                let mut changed = true;
+                let uses = |e: &Expr, v: u32| occurrences(e, v).0 > 0;
+                while changed {
+                    changed = false;
+                    for (v, _) in &bs {
+                        if live.contains(&v.id) {
+                            continue;
+                        }
+                        if uses(&body, v.id)
+                            || bs
+                                .iter()
+                                .any(|(w, r)| live.contains(&w.id) && uses(r, v.id))
+                        {
+                            live.insert(v.id);
+                            changed = true;
+                        }
+                    }
+                }
+                let bs: Vec<(Var, Expr)> = bs
+                    .into_iter()
+                    .filter(|(v, _)| live.contains(&v.id))
+                    .collect();
+                if bs.is_empty() {
+                    return body;
+                }
+                // A single non-recursive binding is a plain let.
+                if bs.len() == 1 && occurrences(&bs[0].1, bs[0].0.id).0 == 0 {
+                    let (v, r) = bs.into_iter().next().unwrap();
+                    return Expr::Let(Box::new(Bind::NonRec(v, r)), Box::new(body));
+                }
+                Expr::Let(Box::new(Bind::Rec(bs)), Box::new(body))
+            }
+        }
+    }
+
+    /// Static argument transformation for local functions whose calls all
+    /// pass the same global (or their own parameter) at some position.
+    #[allow(clippy::type_complexity)]
+    fn static_args(
+        &mut self,
+        bs: &[(Var, Expr)],
+        body: &Expr,
+    ) -> Result<(Vec<(Var, Expr)>, Expr), ()> {
+        let mut bs = bs.to_vec();
+        let mut body = body.clone();
+        let mut changed_any = false;
+        for k in 0..bs.len() {
+            let (f, rhs) = bs[k].clone();
+            let Expr::Lam(ps, fbody) = &rhs else { continue };
+            for i in (0..ps.len()).rev() {
+                // Collect the argument at position i of every call.
+                let mut seen: Option<Sym> = None;
+                let mut ok = true;
+                let mut check = |e: &Expr| calls_static(e, f.id, i, ps[i].id, &mut seen, &mut ok);
+                check(&body);
+                for (_, r) in &bs {
+                    check(r);
+                }
+                if !ok || seen.is_none() {
+                    continue;
+                }
+                let g = seen.unwrap();
+                // Drop parameter i: rewrite every call, substitute in the body.
+                let mut m = HashMap::new();
+                m.insert(ps[i].id, Expr::Global(g));
+                let new_body = substitute(fbody, &m);
+                let mut new_ps = ps.clone();
+                new_ps.remove(i);
+                let new_rhs = if new_ps.is_empty() {
+                    new_body
+                } else {
+                    Expr::Lam(new_ps, Box::new(new_body))
+                };
+                bs[k].1 = new_rhs;
+                for (_, r) in bs.iter_mut() {
+                    *r = drop_arg(r, f.id, i);
+                }
+                body = drop_arg(&body, f.id, i);
+                changed_any = true;
+                break;
+            }
+        }
+        if changed_any {
+            Ok((bs, body))
+        } else {
+            Err(())
+        }
+    }
+
+    /// Whether building this constructor application evaluates nothing
+    /// (its strict fields, if any, are literals).
+    fn lazy_con(&self, c: &Sym, args: &[Expr]) -> bool {
+        match self.strict.get(c) {
+            None => true,
+            Some(st) => st
+                .iter()
+                .zip(args)
+                .all(|(s, a)| !*s || matches!(a, Expr::Lit(_))),
+        }
+    }
+
+    fn known_of(&self, e: &Expr, env: &Env) -> Option<Known> {
+        match e {
+            Expr::Con(c) if self.cons.get(c) == Some(&0) => Some(Known::Con(c.clone(), vec![])),
+            Expr::App(f, args) => match &**f {
+                Expr::Con(c)
+                    if self.cons.get(c) == Some(&args.len())
+                        && args.iter().all(is_atom)
+                        && self.lazy_con(c, args) =>
+                {
+                    Some(Known::Con(c.clone(), args.clone()))
+                }
+                _ => None,
+            },
+            Expr::Lit(l @ (Lit::Int(_) | Lit::Char(_) | Lit::Double(_))) => {
+                Some(Known::Lit(l.clone()))
+            }
+            Expr::Local(v) => env.known.get(&v.id).cloned(),
+            Expr::Global(g) => self.global_con(g).map(|(c, a)| Known::Con(c, a)),
+            _ => None,
+        }
+    }
+
+    fn case(&mut self, s: Expr, b: &Var, alts: &[Alt], def: Option<&Expr>, env: &Env) -> Expr {
+        // case (let bs in e) of ...  ==>  let bs in case e of ...
+        if let Expr::Let(bind, inner) = s {
+            let c = self.case(*inner, b, alts, def, env);
+            return Expr::Let(bind, Box::new(c));
+        }
+        if let Some(k) = self.known_of(&s, env) {
+            let pick = match &k {
+                Known::Con(c, args) => alts
+                    .iter()
+                    .find(|a| matches!(&a.con, AltCon::Con(x) if x == c))
+                    .map(|a| (Some((a.vars.clone(), args.clone())), &a.body))
+                    .or(def.map(|d| (None, d))),
+                Known::Lit(l) => alts
+                    .iter()
+                    .find(|a| matches!(&a.con, AltCon::Lit(x) if x == l))
+                    .map(|a| (None, &a.body))
+                    .or(def.map(|d| (None, d))),
+            };
+            if let Some((fields, body)) = pick {
+                let mut env2 = env.clone();
+                if is_atom(&s) {
+                    env2.subst.insert(b.id, s.clone());
+                }
+                if let Some((vars, args)) = fields {
+                    for (v, a) in vars.iter().zip(args) {
+                        env2.subst.insert(v.id, a);
+                    }
+                }
+                if is_atom(&s) {
+                    return self.expr(body, &env2);
+                }
+                // Keep the binder bound to the (allocated) value.
+                let body = self.expr(body, &env2);
+                if occurrences(&body, b.id).0 == 0 {
+                    return body;
+                }
+                return Expr::Let(Box::new(Bind::NonRec(b.clone(), s)), Box::new(body));
+            }
+        }
+        let alts: Vec<Alt> = alts
+            .iter()
+            .map(|a| {
+                let mut env2 = env.clone();
+                match &a.con {
+                    AltCon::Con(c) => {
+                        let k = Known::Con(
+                            c.clone(),
+                            a.vars.iter().map(|v| Expr::Local(v.clone())).collect(),
+                        );
+                        env2.known.insert(b.id, k.clone());
+                        if let Expr::Local(x) = &s {
+                            env2.known.insert(x.id, k);
+                        }
+                    }
+                    AltCon::Lit(l) => {
+                        env2.known.insert(b.id, Known::Lit(l.clone()));
+                        if let Expr::Local(x) = &s {
+                            env2.known.insert(x.id, Known::Lit(l.clone()));
+                        }
+                    }
+                }
+                Alt {
+                    con: a.con.clone(),
+                    vars: a.vars.clone(),
+                    body: self.expr(&a.body, &env2),
+                }
+            })
+            .collect();
+        let def = def.map(|d| Box::new(self.expr(d, env)));
+        Expr::Case(Box::new(s), b.clone(), alts, def)
+    }
+}
+
+fn bs_clone(b: &Bind) -> Vec<(Var, Expr)> {
+    match b {
+        Bind::Rec(bs) => bs.clone(),
+        Bind::NonRec(v, e) => vec![(v.clone(), e.clone())],
+    }
+}
+
+/// Checks every occurrence of `f`: a call with more than `i` arguments
+/// whose argument `i` is one global (the same everywhere) or `f`'s own
+/// parameter `p`.
+fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: &mut bool) {
+    if !*ok {
+        return;
+    }
+    match e {
+        Expr::Local(v) => {
+            if v.id == f {
+                *ok = false;
+            }
+        }
+        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
+        Expr::App(h, args) => {
+            if let Expr::Local(v) = &**h {
+                if v.id == f {
+                    match args.get(i) {
+                        Some(Expr::Local(x)) if x.id == p => {}
+                        Some(Expr::Global(g)) => match seen {
+                            None => *seen = Some(g.clone()),
+                            Some(s) if s == g => {}
+                            _ => *ok = false,
+                        },
+                        _ => *ok = false,
+                    }
+                    for a in args {
+                        calls_static(a, f, i, p, seen, ok);
+                    }
+                    return;
+                }
+            }
+            calls_static(h, f, i, p, seen, ok);
+            for a in args {
+                calls_static(a, f, i, p, seen, ok);
+            }
+        }
+        Expr::Lam(_, b) => calls_static(b, f, i, p, seen, ok),
+        Expr::Let(b, body) => {
+            match &**b {
+                Bind::NonRec(_, r) => calls_static(r, f, i, p, seen, ok),
+                Bind::Rec(bs) => bs
+                    .iter()
+                    .for_each(|(_, r)| calls_static(r, f, i, p, seen, ok)),
+            }
+            calls_static(body, f, i, p, seen, ok)
+        }
+        Expr::Case(s, _, alts, d) => {
+            calls_static(s, f, i, p, seen, ok);
+            alts.iter()
+                .for_each(|a| calls_static(&a.body, f, i, p, seen, ok));
+            if let Some(d) = d {
+                calls_static(d, f, i, p, seen, ok)
+            }
+        }
+    }
+}
+
+/// Removes argument `i` from every call of `f`.
+fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
+    let rec = |x: &Expr| drop_arg(x, f, i);
+    match e {
+        Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
+        Expr::App(h, args) => {
+            let mut args: Vec<Expr> = args.iter().map(rec).collect();
+            if matches!(&**h, Expr::Local(v) if v.id == f) && args.len() > i {
+                args.remove(i);
+                if args.is_empty() {
+                    return (**h).clone();
+                }
+                return Expr::App(h.clone(), args);
+            }
+            Expr::App(Box::new(rec(h)), args)
+        }
+        Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(rec(b))),
+        Expr::Let(b, body) => {
+            let b = match &**b {
+                Bind::NonRec(v, r) => Bind::NonRec(v.clone(), rec(r)),
+                Bind::Rec(bs) => Bind::Rec(bs.iter().map(|(v, r)| (v.clone(), rec(r))).collect()),
+            };
+            Expr::Let(Box::new(b), Box::new(rec(body)))
+        }
+        Expr::Case(s, b, alts, d) => Expr::Case(
+            Box::new(rec(s)),
+            b.clone(),
+            alts.iter()
+                .map(|a| Alt {
+                    con: a.con.clone(),
+                    vars: a.vars.clone(),
+                    body: rec(&a.body),
+                })
+                .collect(),
+            d.as_ref().map(|d| Box::new(rec(d))),
+        ),
+    }
+}
+
+/// Floats the `let`s at the top of top-level bindings to new top-level
+/// bindings, and gives constructor applications atomic arguments, until
+/// nothing changes.
+fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym, usize>) {
+    let mut i = 0;
+    while i < binds.len() {
+        let (name, e) = binds[i].clone();
+        match e {
+            Expr::Let(b, body) => {
+                let bs = bs_clone(&b);
+                // The body's own variable (`in this`) takes the binding's name.
+                let own = match &*body {
+                    Expr::Local(v) if bs.iter().any(|(x, _)| x.id == v.id) => Some(v.id),
+                    _ => None,
+                };
+                let mut m = HashMap::new();
+                let mut names = Vec::new();
+                for (v, _) in &bs {
+                    let n = if Some(v.id) == own {
+                        name.clone()
+                    } else {
+                        Sym::from(format!("{name}${}{}", v.name, v.id))
+                    };
+                    m.insert(v.id, Expr::Global(n.clone()));
+                    names.push(n);
+                }
+                let mut new = Vec::new();
+                for ((_, rhs), n) in bs.iter().zip(names) {
+                    new.push((n, substitute(rhs, &m)));
+                }
+                if own.is_none() {
+                    new.push((name.clone(), substitute(&body, &m)));
+                }
+                // Replace binding i by the new ones (the binding's own name
+                // first keeps the order readable).
+                new.sort_by_key(|(n, _)| if *n == name { 0 } else { 1 });
+                binds.splice(i..=i, new);
+                continue;
+            }
+            Expr::App(f, args)
+                if matches!(&*f, Expr::Con(c) if cons.get(c) == Some(&args.len()))
+                    && !args.iter().all(is_atom) =>
+            {
+                let mut extra = Vec::new();
+                let args = args
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, a)| {
+                        if is_atom(&a) {
+                            a
+                        } else {
+                            *next += 1;
+                            let n = Sym::from(format!("{name}$f{k}"));
+                            extra.push((n.clone(), a));
+                            Expr::Global(n)
+                        }
+                    })
+                    .collect();
+                binds[i].1 = Expr::App(f, args);
+                binds.splice(i + 1..i + 1, extra);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// The name of the IO result constructor the simplifier introduces.
+pub use crate::codegen::IORES_NAME;
+
 /// Simplifies a program; returns the next free variable number.
 pub fn simplify(p: &mut Program) -> u32 {
-    renumber(p)
+    let mut next = renumber(p);
+    let iores = Sym::from(IORES_NAME);
+    if !p
+        .data
+        .iter()
+        .any(|d| d.constrs.iter().any(|c| c.name == iores))
+    {
+        p.data.push(DataType {
+            name: iores.clone(),
+            constrs: vec![Constr {
+                name: iores.clone(),
+                arity: 1,
+                strict: vec![false],
+            }],
+        });
+    }
+    let cons: HashMap<Sym, usize> = p
+        .data
+        .iter()
+        .flat_map(|d| d.constrs.iter().map(|c| (c.name.clone(), c.arity)))
+        .collect();
+    float_binds(&mut p.binds, &mut next, &cons);
+    let prims: HashMap<Sym, PrimInfo> = p
+        .prims
+        .iter()
+        .filter_map(|(o, n, _)| prims::lookup(n).map(|i| (o.clone(), i)))
+        .collect();
+    let strict = p
+        .data
+        .iter()
+        .flat_map(|d| d.constrs.iter())
+        .filter(|c| c.strict.iter().any(|s| *s))
+        .map(|c| (c.name.clone(), c.strict.clone()))
+        .collect();
+    let mut s = Simp {
+        defs: p.binds.iter().cloned().collect(),
+        cons,
+        strict,
+        prims,
+        inline: HashSet::new(),
+        specs: HashMap::new(),
+        queue: Vec::new(),
+        order: p.binds.iter().map(|(n, _)| n.clone()).collect(),
+        next,
+        fuel: 0,
+        depth: 0,
+        iores,
+    };
+    for _round in 0..2 {
+        s.inline = s
+            .defs
+            .iter()
+            .filter(|(n, e)| {
+                matches!(e, Expr::Lam(..)) && size(e) <= INLINE_SIZE && !mentions_global(e, n)
+            })
+            .map(|(n, _)| n.clone())
+            .collect();
+        s.queue = s.order.clone();
+        let mut k = 0;
+        while k < s.queue.len() {
+            let n = s.queue[k].clone();
+            k += 1;
+            let e = s.defs[&n].clone();
+            s.fuel = 4000;
+            s.depth = 0;
+            let e2 = s.expr(&e, &Env::default());
+            s.defs.insert(n, e2);
+        }
+    }
+    p.binds = s
+        .order
+        .iter()
+        .map(|n| (n.clone(), s.defs[n].clone()))
+        .collect();
+    s.next + 1
 }
