@@ -1631,7 +1631,16 @@ impl<'g, 'a> FnGen<'g, 'a> {
     fn special(&mut self, s: Special, args: &[&Expr], ctx: Ctx) -> Res {
         match s {
             Special::Seq | Special::Pseq => {
-                self.strict(args[0]);
+                let done = match args[0] {
+                    Expr::Local(v) => matches!(
+                        self.env.get(&v.id),
+                        Some(Loc::Unboxed { .. } | Loc::Boxed { evald: true, .. })
+                    ),
+                    _ => false,
+                };
+                if !done {
+                    self.strict(args[0]);
+                }
                 self.expr(args[1], ctx)
             }
             Special::Par => {

@@ -253,6 +253,7 @@ impl Lifter<'_> {
                 Expr::app(f, args)
             }
             Expr::Lam(vs, b) => self.lambda(vs, b),
+            Expr::Let(b, body) if has_local_function(b) => self.local_functions(b, body),
             Expr::Let(b, body) => {
                 let b = match &**b {
                     Bind::NonRec(v, rhs) => Bind::NonRec(v.clone(), self.lazy(rhs)),
@@ -293,6 +294,147 @@ impl Lifter<'_> {
                 def.as_ref().map(|d| Box::new(self.strict(d))),
             ),
         }
+    }
+}
+
+fn has_local_function(b: &Bind) -> bool {
+    match b {
+        Bind::NonRec(_, e) => matches!(e, Expr::Lam(..)),
+        Bind::Rec(bs) => bs.iter().any(|(_, e)| matches!(e, Expr::Lam(..))),
+    }
+}
+
+impl Lifter<'_> {
+    /// `let`-bound functions are lifted Johnsson-style: each becomes a
+    /// supercombinator whose leading parameters are its free variables
+    /// (with those of the functions of its group it calls), and every
+    /// saturated call in scope becomes a known call of it with those
+    /// variables passed (other occurrences become partial applications).
+    fn local_functions(&mut self, b: &Bind, body: &Expr) -> Expr {
+        let (bs, rec) = match b {
+            Bind::NonRec(v, e) => (vec![(v.clone(), e.clone())], false),
+            Bind::Rec(bs) => (bs.clone(), true),
+        };
+        let funs: Vec<(Var, Vec<Var>, Expr)> = bs
+            .iter()
+            .filter_map(|(v, e)| match e {
+                Expr::Lam(ps, b) => {
+                    let (ps, b) = merge_lams(ps, b);
+                    Some((v.clone(), ps, b))
+                }
+                _ => None,
+            })
+            .collect();
+        let names: HashSet<u32> = funs.iter().map(|(v, _, _)| v.id).collect();
+        // Free variables, closed over the calls within the group.
+        let mut fvs: Vec<Vec<Var>> = Vec::new();
+        let mut refs: Vec<Vec<usize>> = Vec::new();
+        for (_, ps, b) in &funs {
+            let all = free_vars(&Expr::Lam(ps.clone(), Box::new(b.clone())));
+            fvs.push(
+                all.iter()
+                    .filter(|v| !names.contains(&v.id))
+                    .cloned()
+                    .collect(),
+            );
+            refs.push(
+                all.iter()
+                    .filter_map(|v| funs.iter().position(|(f, _, _)| f.id == v.id))
+                    .collect(),
+            );
+        }
+        loop {
+            let mut changed = false;
+            for i in 0..funs.len() {
+                for &j in &refs[i].clone() {
+                    for v in fvs[j].clone() {
+                        if !fvs[i].iter().any(|w| w.id == v.id) {
+                            fvs[i].push(v);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut table: HashMap<u32, (Sym, Vec<Var>, usize)> = HashMap::new();
+        for (i, (f, ps, _)) in funs.iter().enumerate() {
+            let name = self.fresh_name("l");
+            self.kinds
+                .insert(name.clone(), GlobalKind::Fun(fvs[i].len() + ps.len()));
+            table.insert(f.id, (name, fvs[i].clone(), ps.len()));
+        }
+        for (f, ps, b) in &funs {
+            let (name, fv, _) = table[&f.id].clone();
+            let b = rewrite_calls(b, &table);
+            let b = self.strict(&b);
+            let mut params = fv.clone();
+            params.extend(ps.iter().cloned());
+            self.scs.push(ScDef {
+                name,
+                kind: ScKind::Fun,
+                params,
+                body: b,
+                parent: self.top.clone(),
+            });
+        }
+        let rest: Vec<(Var, Expr)> = bs
+            .iter()
+            .filter(|(v, _)| !names.contains(&v.id))
+            .map(|(v, e)| (v.clone(), rewrite_calls(e, &table)))
+            .collect();
+        let body = rewrite_calls(body, &table);
+        let e = if rest.is_empty() {
+            body
+        } else if rec {
+            Expr::Let(Box::new(Bind::Rec(rest)), Box::new(body))
+        } else {
+            let (v, e) = rest.into_iter().next().unwrap();
+            Expr::Let(Box::new(Bind::NonRec(v, e)), Box::new(body))
+        };
+        self.strict(&e)
+    }
+}
+
+/// Replaces calls of lifted local functions by known calls.
+fn rewrite_calls(e: &Expr, t: &HashMap<u32, (Sym, Vec<Var>, usize)>) -> Expr {
+    let rec = |x: &Expr| rewrite_calls(x, t);
+    let head = |id: u32| -> Option<Expr> {
+        let (name, fv, _) = t.get(&id)?;
+        Some(Expr::app(
+            Expr::Global(name.clone()),
+            fv.iter().map(|v| Expr::Local(v.clone())).collect(),
+        ))
+    };
+    match e {
+        Expr::Local(v) => head(v.id).unwrap_or_else(|| e.clone()),
+        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
+        Expr::App(f, args) => {
+            let args: Vec<Expr> = args.iter().map(rec).collect();
+            Expr::app(rec(f), args)
+        }
+        Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(rec(b))),
+        Expr::Let(b, body) => {
+            let b = match &**b {
+                Bind::NonRec(v, r) => Bind::NonRec(v.clone(), rec(r)),
+                Bind::Rec(bs) => Bind::Rec(bs.iter().map(|(v, r)| (v.clone(), rec(r))).collect()),
+            };
+            Expr::Let(Box::new(b), Box::new(rec(body)))
+        }
+        Expr::Case(s, b, alts, d) => Expr::Case(
+            Box::new(rec(s)),
+            b.clone(),
+            alts.iter()
+                .map(|a| Alt {
+                    con: a.con.clone(),
+                    vars: a.vars.clone(),
+                    body: rec(&a.body),
+                })
+                .collect(),
+            d.as_ref().map(|d| Box::new(rec(d))),
+        ),
     }
 }
 

@@ -285,6 +285,8 @@ pub fn analyse(lp: &lift::Program) -> Info {
 
 struct Kinds<'e, 'a> {
     env: &'e Env<'a>,
+    /// The function being analysed: its own calls return what it returns.
+    this: Option<Sym>,
     /// Evidence on variables.
     vars: HashMap<u32, Kind>,
 }
@@ -428,6 +430,18 @@ impl Kinds<'_, '_> {
                         }
                     }
                 }
+                if let Expr::Global(g) = &**f {
+                    if self.this.as_ref() == Some(g)
+                        && self
+                            .env
+                            .lp
+                            .sc(g)
+                            .is_some_and(|s| s.params.len() == args.len())
+                    {
+                        // Self recursion: no information (induction).
+                        return Some(None);
+                    }
+                }
                 self.expr_kind(e).map(Some)
             }
             _ => self.expr_kind(e).map(Some),
@@ -467,9 +481,8 @@ pub fn kind_ret(k: Option<Kind>) -> RetKind {
 /// assumptions until nothing changes.
 fn workers(env: &mut Env) {
     let lp = env.lp;
-    // Only top-level functions (lifted lambdas are mostly used as values).
     let funs: Vec<usize> = (0..lp.scs.len())
-        .filter(|&i| lp.scs[i].kind == ScKind::Fun && lp.scs[i].parent == lp.scs[i].name)
+        .filter(|&i| lp.scs[i].kind == ScKind::Fun)
         .collect();
     for _round in 0..6 {
         let mut next: HashMap<Sym, Worker> = HashMap::new();
@@ -477,6 +490,7 @@ fn workers(env: &mut Env) {
             let sc = &lp.scs[i];
             let mut k = Kinds {
                 env,
+                this: Some(sc.name.clone()),
                 vars: HashMap::new(),
             };
             k.evidence(&sc.body);
@@ -521,6 +535,7 @@ fn workers(env: &mut Env) {
             let w = env.info.workers[&n].clone();
             let mut k = Kinds {
                 env,
+                this: Some(sc.name.clone()),
                 vars: HashMap::new(),
             };
             k.evidence(&sc.body);
