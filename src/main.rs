@@ -1,5 +1,7 @@
 //! The `gph` command: `check`, `dump`, and (with the machine) `run` and `repl`.
 
+mod repl;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use gph_syntax::{Diagnostic, SourceFile, SourceMap};
 use std::io::IsTerminal;
@@ -20,12 +22,137 @@ struct Cli {
 enum Command {
     /// Parse and type-check a program; report every error found.
     Check { file: String },
+    /// Compile a program and run it; the words after `--` are its arguments.
+    Run {
+        file: String,
+        #[command(flatten)]
+        machine: MachineOpts,
+        /// The program's arguments (what `getArgs` returns).
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// An interactive session: evaluate expressions, add definitions, look
+    /// at types and compiled code.
+    Repl {
+        /// A file to load first.
+        file: Option<String>,
+        #[command(flatten)]
+        machine: MachineOpts,
+    },
     /// Print what one compiler pass produced.
     Dump {
         #[arg(long, value_enum)]
         stage: Stage,
         file: String,
     },
+}
+
+/// How the machine runs: shared by `run` and `repl`.
+#[derive(clap::Args, Clone)]
+pub(crate) struct MachineOpts {
+    /// The most heap the program may use, e.g. `512M`, `4G` (default: half
+    /// of the machine's memory). Running out is the error "heap exhausted".
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    heap_limit: Option<u64>,
+    /// Print statistics (reductions, allocation, GCs, sparks, time) on stderr
+    /// after the run.
+    #[arg(long)]
+    stats: bool,
+    /// Write the statistics as JSON to this file.
+    #[arg(long, value_name = "PATH")]
+    stats_json: Option<String>,
+    /// Collect garbage every few allocations (for testing the collector).
+    #[arg(long, hide = true)]
+    gc_stress: bool,
+}
+
+/// `123`, `64K`, `512M`, `4G` (binary units) as bytes.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size such as 512M or 4G"))?;
+    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches('B') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        _ => return Err(format!("`{s}`: the unit must be K, M or G")),
+    };
+    n.checked_mul(scale)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("`{s}` is not a usable size"))
+}
+
+/// Half of the machine's memory (or 8 GiB when it cannot be read).
+fn default_heap_limit() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+    });
+    total_kib.map_or(8 << 30, |k| k * 1024 / 2)
+}
+
+impl MachineOpts {
+    pub(crate) fn config(&self, file: &str, args: Vec<String>) -> gph_runtime::Config {
+        let prog_name = std::path::Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "main".into());
+        gph_runtime::Config {
+            args,
+            prog_name,
+            heap_limit: self.heap_limit.unwrap_or_else(default_heap_limit) as usize,
+            gc_stress: self.gc_stress,
+            ..Default::default()
+        }
+    }
+
+    /// Prints or writes the statistics as asked.
+    fn report_stats(
+        &self,
+        stats: &gph_runtime::Stats,
+        wall: std::time::Duration,
+    ) -> Result<(), ()> {
+        if self.stats {
+            eprint!("{}", gph_runtime::format_stats(stats));
+        }
+        if let Some(path) = &self.stats_json {
+            let json = stats_json(stats, wall);
+            std::fs::write(path, json + "\n")
+                .map_err(|e| eprintln!("gph: cannot write {path}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The `--stats-json` document: engine, PEs, times, per-PE counters, messages.
+fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
+    let pe = serde_json::json!({
+        "pe": 1,
+        "reductions": s.reductions,
+        "allocated_bytes": s.allocated_bytes,
+        "gcs": s.gcs,
+        "peak_heap_bytes": s.peak_heap_bytes,
+        "threads": s.threads,
+        "sparks_created": s.sparks_created,
+        "sparks_converted": s.sparks_converted,
+        "sparks_fizzled": s.sparks_fizzled,
+    });
+    serde_json::json!({
+        "engine": "threads",
+        "pes": 1,
+        "wall_time_s": wall.as_secs_f64(),
+        "virtual_time_s": null,
+        "per_pe": [pe],
+        "messages": {},
+    })
+    .to_string()
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -42,6 +169,10 @@ enum Stage {
     Types,
     /// The desugared Core program.
     Core,
+    /// The lambda-lifted supercombinators.
+    Sc,
+    /// The machine code of each supercombinator.
+    Code,
 }
 
 fn read_source(path: &str) -> Result<SourceFile, String> {
@@ -51,7 +182,7 @@ fn read_source(path: &str) -> Result<SourceFile, String> {
 }
 
 /// Prints diagnostics to stderr, in source order; returns whether any is an error.
-fn report(sources: &SourceMap, diags: &[Diagnostic]) -> bool {
+pub(crate) fn report(sources: &SourceMap, diags: &[Diagnostic]) -> bool {
     let color = std::io::stderr().is_terminal();
     let mut diags = diags.to_vec();
     gph_syntax::diag::sort(&mut diags);
@@ -74,6 +205,35 @@ fn run(cli: Cli) -> Result<(), ()> {
             }
             Ok(())
         }
+        Command::Run {
+            file,
+            machine,
+            args,
+        } => {
+            let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
+            let (program, sources, mut diagnostics) = gph_compiler::compile(&src);
+            // Warnings are `gph check`'s business; a run shows only errors.
+            diagnostics.retain(Diagnostic::is_error);
+            if report(&sources, &diagnostics) {
+                return Err(());
+            }
+            let Some(program) = program else {
+                return Err(());
+            };
+            let config = machine.config(&file, args);
+            let start = std::time::Instant::now();
+            let (exit, stats) = gph_runtime::run_main(&program, &config);
+            machine.report_stats(&stats, start.elapsed())?;
+            match exit {
+                gph_runtime::Exit::Success => Ok(()),
+                gph_runtime::Exit::Error(msg) => {
+                    eprintln!("gph: {msg}");
+                    Err(())
+                }
+                gph_runtime::Exit::ExitWith(code) => std::process::exit(code),
+            }
+        }
+        Command::Repl { file, machine } => repl::repl(file, machine),
         Command::Dump { stage, file } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let stage = match stage {
@@ -83,6 +243,8 @@ fn run(cli: Cli) -> Result<(), ()> {
                 Stage::Renamed => gph_compiler::Stage::Renamed,
                 Stage::Types => gph_compiler::Stage::Types,
                 Stage::Core => gph_compiler::Stage::Core,
+                Stage::Sc => gph_compiler::Stage::Sc,
+                Stage::Code => gph_compiler::Stage::Code,
             };
             let result = gph_compiler::dump(&src, stage);
             let failed = report(&result.sources, &result.diagnostics);
@@ -97,10 +259,22 @@ fn run(cli: Cli) -> Result<(), ()> {
     }
 }
 
+/// The compiler's passes recurse over the syntax tree (bounded by the
+/// nesting limit); a large stack keeps deep but legal programs safe.
+const STACK: usize = 256 << 20;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(()) => ExitCode::FAILURE,
+    // A bug in gph is reported in one line, never as a Rust backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("gph: internal error: {info}");
+    }));
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(move || run(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
+        Ok(Ok(Err(()))) => ExitCode::FAILURE,
+        Ok(Err(_)) | Err(_) => ExitCode::FAILURE,
     }
 }
