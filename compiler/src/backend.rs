@@ -132,7 +132,7 @@ mod tests {
                     &c.errors[..c.errors.len().min(5)]
                 ));
             }
-            if let Err(es) = codegen::validate::validate(&c.code) {
+            if let Err(es) = gph_runtime::validate::validate(&c.code) {
                 failures.push(format!("{}: {:?}", path.display(), &es[..es.len().min(5)]));
             }
         }

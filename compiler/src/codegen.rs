@@ -28,8 +28,6 @@
 //! Constructors and primitives used as values get wrapper supercombinators
 //! (`Con$con`, and the primitive's own name).
 
-pub mod validate;
-
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
 use crate::lift::{self, ScDef};
 use crate::prims::{Kind, Op, PrimInfo, Special};
@@ -294,6 +292,35 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A supercombinator whose parameters are all boxed and unevaluated.
+    fn boxed_sc(&mut self, name: String, kind: ScKind, params: &[Var], body: &Expr) -> Supercomb {
+        let mut f = FnGen::new(self, name, kind, RetKind::Boxed);
+        for p in params {
+            f.param(p);
+        }
+        f.expr(body, Ctx::Tail);
+        f.finish()
+    }
+
+    /// `\x1 .. xn -> head x1 .. xn`: a primitive or constructor as a value.
+    fn saturating_wrapper(
+        &mut self,
+        name: String,
+        kind: ScKind,
+        head: Expr,
+        arity: usize,
+    ) -> Supercomb {
+        let mut f = FnGen::new(self, name, kind, RetKind::Boxed);
+        let mut args = Vec::new();
+        for _ in 0..arity {
+            let v = f.fresh_var("x");
+            f.param(&v);
+            args.push(Expr::Local(v));
+        }
+        f.expr(&Expr::app(head, args), Ctx::Tail);
+        f.finish()
+    }
+
     fn compile_job(&mut self, id: ScId, job: Job) -> Supercomb {
         let name = self.prog.scs[id.0 as usize].name.clone();
         match job {
@@ -303,38 +330,12 @@ impl<'a> Gen<'a> {
                     let w = w.clone();
                     self.wrapper(name, sc, &w)
                 } else {
-                    let mut f = FnGen::new(self, name, sc.kind, RetKind::Boxed);
-                    for p in &sc.params {
-                        let r = f.new_reg();
-                        f.bind(
-                            p,
-                            Loc::Boxed {
-                                reg: r,
-                                evald: false,
-                            },
-                        );
-                    }
-                    f.arity = sc.params.len() as u16;
-                    f.expr(&sc.body, Ctx::Tail);
-                    f.finish()
+                    self.boxed_sc(name, sc.kind, &sc.params, &sc.body)
                 }
             }
             Job::Extra(i) => {
                 let sc = self.extra[i].clone();
-                let mut f = FnGen::new(self, name, ScKind::Thunk, RetKind::Boxed);
-                for p in &sc.params {
-                    let r = f.new_reg();
-                    f.bind(
-                        p,
-                        Loc::Boxed {
-                            reg: r,
-                            evald: false,
-                        },
-                    );
-                }
-                f.arity = sc.params.len() as u16;
-                f.expr(&sc.body, Ctx::Tail);
-                f.finish()
+                self.boxed_sc(name, ScKind::Thunk, &sc.params, &sc.body)
             }
             Job::Worker(i) => {
                 let sc = &self.lp.scs[i];
@@ -342,15 +343,7 @@ impl<'a> Gen<'a> {
                 let mut f = FnGen::new(self, name, ScKind::Fun, w.ret);
                 for (p, k) in sc.params.iter().zip(&w.params) {
                     if k.is_none() {
-                        let r = f.new_reg();
-                        f.arity += 1;
-                        f.bind(
-                            p,
-                            Loc::Boxed {
-                                reg: r,
-                                evald: false,
-                            },
-                        );
+                        f.param(p);
                     }
                 }
                 // Strict boxed parameters are evaluated by every caller.
@@ -384,44 +377,11 @@ impl<'a> Gen<'a> {
                 let p = self.env.prims.get(&orig).cloned();
                 let arity = p.as_ref().map(|p| p.arity()).unwrap_or(0);
                 let kind = if arity == 0 { ScKind::Caf } else { ScKind::Fun };
-                let mut f = FnGen::new(self, name, kind, RetKind::Boxed);
-                let mut args = Vec::new();
-                for i in 0..arity {
-                    let v = f.fresh_var("x");
-                    let r = f.new_reg();
-                    f.bind(
-                        &v,
-                        Loc::Boxed {
-                            reg: r,
-                            evald: false,
-                        },
-                    );
-                    let _ = i;
-                    args.push(Expr::Local(v));
-                }
-                f.arity = arity as u16;
-                f.expr(&Expr::app(Expr::Global(orig), args), Ctx::Tail);
-                f.finish()
+                self.saturating_wrapper(name, kind, Expr::Global(orig), arity)
             }
             Job::ConWrapper(c) => {
                 let arity = self.cons[&c].arity;
-                let mut f = FnGen::new(self, name, ScKind::Fun, RetKind::Boxed);
-                let mut args = Vec::new();
-                for _ in 0..arity {
-                    let v = f.fresh_var("x");
-                    let r = f.new_reg();
-                    f.bind(
-                        &v,
-                        Loc::Boxed {
-                            reg: r,
-                            evald: false,
-                        },
-                    );
-                    args.push(Expr::Local(v));
-                }
-                f.arity = arity as u16;
-                f.expr(&Expr::app(Expr::Con(c), args), Ctx::Tail);
-                f.finish()
+                self.saturating_wrapper(name, ScKind::Fun, Expr::Con(c), arity)
             }
             Job::DeepString => self.deep_string(name),
             Job::PutStr => self.put_str(name),
@@ -834,6 +794,14 @@ impl<'g, 'a> FnGen<'g, 'a> {
             name: Sym::from(name),
             id: self.g.tmp,
         }
+    }
+
+    /// The next boxed parameter, unevaluated on entry.
+    fn param(&mut self, v: &Var) -> Reg {
+        let reg = self.new_reg();
+        self.arity += 1;
+        self.bind(v, Loc::Boxed { reg, evald: false });
+        reg
     }
 
     fn bind(&mut self, v: &Var, loc: Loc) {
@@ -2049,31 +2017,10 @@ fn unreachable_expr(f: &FnGen) -> Expr {
 /// Every variable occurring in an expression.
 fn used_vars(e: &Expr) -> HashSet<u32> {
     fn go(e: &Expr, out: &mut HashSet<u32>) {
-        match e {
-            Expr::Local(v) => {
-                out.insert(v.id);
-            }
-            Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
-            Expr::App(f, a) => {
-                go(f, out);
-                a.iter().for_each(|x| go(x, out));
-            }
-            Expr::Lam(_, b) => go(b, out),
-            Expr::Let(b, body) => {
-                match &**b {
-                    Bind::NonRec(_, r) => go(r, out),
-                    Bind::Rec(bs) => bs.iter().for_each(|(_, r)| go(r, out)),
-                }
-                go(body, out)
-            }
-            Expr::Case(s, _, alts, d) => {
-                go(s, out);
-                alts.iter().for_each(|a| go(&a.body, out));
-                if let Some(d) = d {
-                    go(d, out)
-                }
-            }
+        if let Expr::Local(v) = e {
+            out.insert(v.id);
         }
+        e.for_each_child(|c| go(c, out));
     }
     let mut s = HashSet::new();
     go(e, &mut s);

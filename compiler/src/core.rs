@@ -94,6 +94,62 @@ pub struct Program {
 }
 
 impl Expr {
+    /// The same node with `f` applied to each direct sub-expression: the
+    /// default case of a bottom-up rewrite, so each pass writes only the
+    /// nodes it changes.
+    pub fn map_children(&self, mut f: impl FnMut(&Expr) -> Expr) -> Expr {
+        match self {
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => self.clone(),
+            Expr::App(h, args) => Expr::App(Box::new(f(h)), args.iter().map(&mut f).collect()),
+            Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(f(b))),
+            Expr::Let(b, body) => {
+                let b = match &**b {
+                    Bind::NonRec(v, r) => Bind::NonRec(v.clone(), f(r)),
+                    Bind::Rec(bs) => Bind::Rec(bs.iter().map(|(v, r)| (v.clone(), f(r))).collect()),
+                };
+                Expr::Let(Box::new(b), Box::new(f(body)))
+            }
+            Expr::Case(s, b, alts, d) => Expr::Case(
+                Box::new(f(s)),
+                b.clone(),
+                alts.iter()
+                    .map(|a| Alt {
+                        con: a.con.clone(),
+                        vars: a.vars.clone(),
+                        body: f(&a.body),
+                    })
+                    .collect(),
+                d.as_ref().map(|d| Box::new(f(d))),
+            ),
+        }
+    }
+
+    /// Calls `f` on each direct sub-expression (the default case of a walk).
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        match self {
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
+            Expr::App(h, args) => {
+                f(h);
+                args.iter().for_each(f);
+            }
+            Expr::Lam(_, b) => f(b),
+            Expr::Let(b, body) => {
+                match &**b {
+                    Bind::NonRec(_, r) => f(r),
+                    Bind::Rec(bs) => bs.iter().for_each(|(_, r)| f(r)),
+                }
+                f(body)
+            }
+            Expr::Case(s, _, alts, d) => {
+                f(s);
+                alts.iter().for_each(|a| f(&a.body));
+                if let Some(d) = d {
+                    f(d)
+                }
+            }
+        }
+    }
+
     pub fn app(f: Expr, args: Vec<Expr>) -> Expr {
         if args.is_empty() {
             return f;

@@ -159,22 +159,6 @@ fn rhs_total(b: &Body) -> bool {
     }
 }
 
-fn pat_span(p: &Pat) -> Span {
-    match p {
-        Pat::Var(_, s)
-        | Pat::Wildcard(s)
-        | Pat::Lit(_, s)
-        | Pat::Overloaded { span: s, .. }
-        | Pat::Con(_, _, s)
-        | Pat::Tuple(_, s)
-        | Pat::List(_, s)
-        | Pat::As(_, _, s)
-        | Pat::Lazy(_, s)
-        | Pat::Bang(_, s)
-        | Pat::Pending(_, s) => *s,
-    }
-}
-
 fn binding_span(b: &Binding) -> Span {
     match b {
         Binding::Fun { span, .. } | Binding::Pat { span, .. } => *span,
@@ -240,7 +224,7 @@ impl<'s> Desugar<'s> {
     /// A pattern as the user wrote it (white space collapsed), as GHC
     /// names a failed lazy pattern or pattern binding.
     fn pat_text(&self, p: &Pat) -> String {
-        let span = pat_span(p);
+        let span = p.span();
         match self.sources.file_of(span) {
             Some(f) if span.end > span.start => f
                 .slice(span)

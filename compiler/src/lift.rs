@@ -27,7 +27,7 @@
 //! After lifting, supercombinator bodies contain no lambda, and every
 //! supercombinator is closed: its free variables are its parameters.
 
-use crate::core::{Alt, Bind, DataType, Expr, Var};
+use crate::core::{Bind, DataType, Expr, Var};
 use crate::prims;
 use gph_runtime::code::ScKind;
 use gph_syntax::lexer::Sym;
@@ -281,18 +281,7 @@ impl Lifter<'_> {
                 };
                 Expr::Let(Box::new(b), Box::new(self.strict(body)))
             }
-            Expr::Case(s, b, alts, def) => Expr::Case(
-                Box::new(self.strict(s)),
-                b.clone(),
-                alts.iter()
-                    .map(|a| Alt {
-                        con: a.con.clone(),
-                        vars: a.vars.clone(),
-                        body: self.strict(&a.body),
-                    })
-                    .collect(),
-                def.as_ref().map(|d| Box::new(self.strict(d))),
-            ),
+            Expr::Case(..) => e.map_children(|x| self.strict(x)),
         }
     }
 }
@@ -410,31 +399,11 @@ fn rewrite_calls(e: &Expr, t: &HashMap<u32, (Sym, Vec<Var>, usize)>) -> Expr {
     };
     match e {
         Expr::Local(v) => head(v.id).unwrap_or_else(|| e.clone()),
-        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
         Expr::App(f, args) => {
             let args: Vec<Expr> = args.iter().map(rec).collect();
             Expr::app(rec(f), args)
         }
-        Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(rec(b))),
-        Expr::Let(b, body) => {
-            let b = match &**b {
-                Bind::NonRec(v, r) => Bind::NonRec(v.clone(), rec(r)),
-                Bind::Rec(bs) => Bind::Rec(bs.iter().map(|(v, r)| (v.clone(), rec(r))).collect()),
-            };
-            Expr::Let(Box::new(b), Box::new(rec(body)))
-        }
-        Expr::Case(s, b, alts, d) => Expr::Case(
-            Box::new(rec(s)),
-            b.clone(),
-            alts.iter()
-                .map(|a| Alt {
-                    con: a.con.clone(),
-                    vars: a.vars.clone(),
-                    body: rec(&a.body),
-                })
-                .collect(),
-            d.as_ref().map(|d| Box::new(rec(d))),
-        ),
+        _ => e.map_children(rec),
     }
 }
 

@@ -208,35 +208,11 @@ fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
 fn substitute(e: &Expr, m: &HashMap<u32, Expr>) -> Expr {
     match e {
         Expr::Local(v) => m.get(&v.id).cloned().unwrap_or_else(|| e.clone()),
-        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
         Expr::App(f, a) => Expr::app(
             substitute(f, m),
             a.iter().map(|x| substitute(x, m)).collect(),
         ),
-        Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(substitute(b, m))),
-        Expr::Let(b, body) => {
-            let b = match &**b {
-                Bind::NonRec(v, r) => Bind::NonRec(v.clone(), substitute(r, m)),
-                Bind::Rec(bs) => Bind::Rec(
-                    bs.iter()
-                        .map(|(v, r)| (v.clone(), substitute(r, m)))
-                        .collect(),
-                ),
-            };
-            Expr::Let(Box::new(b), Box::new(substitute(body, m)))
-        }
-        Expr::Case(s, b, alts, d) => Expr::Case(
-            Box::new(substitute(s, m)),
-            b.clone(),
-            alts.iter()
-                .map(|a| Alt {
-                    con: a.con.clone(),
-                    vars: a.vars.clone(),
-                    body: substitute(&a.body, m),
-                })
-                .collect(),
-            d.as_ref().map(|d| Box::new(substitute(d, m))),
-        ),
+        _ => e.map_children(|x| substitute(x, m)),
     }
 }
 
@@ -850,7 +826,6 @@ fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: 
                 *ok = false;
             }
         }
-        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
         Expr::App(h, args) => {
             if let Expr::Local(v) = &**h {
                 if v.id == f {
@@ -869,29 +844,9 @@ fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: 
                     return;
                 }
             }
-            calls_static(h, f, i, p, seen, ok);
-            for a in args {
-                calls_static(a, f, i, p, seen, ok);
-            }
+            e.for_each_child(|c| calls_static(c, f, i, p, seen, ok));
         }
-        Expr::Lam(_, b) => calls_static(b, f, i, p, seen, ok),
-        Expr::Let(b, body) => {
-            match &**b {
-                Bind::NonRec(_, r) => calls_static(r, f, i, p, seen, ok),
-                Bind::Rec(bs) => bs
-                    .iter()
-                    .for_each(|(_, r)| calls_static(r, f, i, p, seen, ok)),
-            }
-            calls_static(body, f, i, p, seen, ok)
-        }
-        Expr::Case(s, _, alts, d) => {
-            calls_static(s, f, i, p, seen, ok);
-            alts.iter()
-                .for_each(|a| calls_static(&a.body, f, i, p, seen, ok));
-            if let Some(d) = d {
-                calls_static(d, f, i, p, seen, ok)
-            }
-        }
+        _ => e.for_each_child(|c| calls_static(c, f, i, p, seen, ok)),
     }
 }
 
@@ -899,7 +854,6 @@ fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: 
 fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
     let rec = |x: &Expr| drop_arg(x, f, i);
     match e {
-        Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
         Expr::App(h, args) => {
             let mut args: Vec<Expr> = args.iter().map(rec).collect();
             if matches!(&**h, Expr::Local(v) if v.id == f) && args.len() > i {
@@ -911,26 +865,7 @@ fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
             }
             Expr::App(Box::new(rec(h)), args)
         }
-        Expr::Lam(vs, b) => Expr::Lam(vs.clone(), Box::new(rec(b))),
-        Expr::Let(b, body) => {
-            let b = match &**b {
-                Bind::NonRec(v, r) => Bind::NonRec(v.clone(), rec(r)),
-                Bind::Rec(bs) => Bind::Rec(bs.iter().map(|(v, r)| (v.clone(), rec(r))).collect()),
-            };
-            Expr::Let(Box::new(b), Box::new(rec(body)))
-        }
-        Expr::Case(s, b, alts, d) => Expr::Case(
-            Box::new(rec(s)),
-            b.clone(),
-            alts.iter()
-                .map(|a| Alt {
-                    con: a.con.clone(),
-                    vars: a.vars.clone(),
-                    body: rec(&a.body),
-                })
-                .collect(),
-            d.as_ref().map(|d| Box::new(rec(d))),
-        ),
+        _ => e.map_children(rec),
     }
 }
 

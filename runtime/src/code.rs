@@ -283,6 +283,21 @@ pub enum Prim {
     SelfPe,
 }
 
+impl Prim {
+    /// The number of (boxed) arguments, the world token of the IO ones
+    /// included.
+    pub fn arity(self) -> usize {
+        use Prim::*;
+        match self {
+            NoPe | SelfPe => 0,
+            IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
+            | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
+            | IntegerGe | DoubleEncode | PutStr | ExitWith => 2,
+            _ => 1,
+        }
+    }
+}
+
 /// One instruction. Register operands are of the current activation.
 #[derive(Clone, Debug)]
 pub enum Instr {

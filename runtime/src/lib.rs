@@ -12,6 +12,7 @@ pub mod pe;
 pub mod prims;
 pub mod reducer;
 pub mod thread;
+pub mod validate;
 
 use std::io::{IsTerminal, Read, Write};
 use std::sync::atomic::AtomicBool;

@@ -349,21 +349,10 @@ impl<'p> Loaded<'p> {
 
 pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
     let bad = |what: String| Err(format!("invalid code: {what}"));
-    for (i, (name, arity)) in [
-        ("()", 0),
-        ("[]", 0),
-        (":", 2),
-        ("False", 0),
-        ("True", 0),
-        ("IORes", 1),
-    ]
-    .iter()
-    .enumerate()
-    {
-        match prog.cons.get(i) {
-            Some(c) if c.arity == *arity => {}
-            _ => return bad(format!("built-in constructor {name} missing at {i}")),
-        }
+    // Arities, kinds and return conventions are the validator's; decoding
+    // below only converts (and bounds-checks what it indexes).
+    if let Err(errors) = crate::validate::validate(prog) {
+        return bad(errors.join("; "));
     }
     // ----- the static area
     let mut statics: Vec<u64> = Vec::new();
@@ -525,11 +514,6 @@ fn decode(l: &mut Loaded, s: &code::Supercomb, _sc: u32, ins: &Instr) -> Result<
             Err(format!("jump target {pc} out of range"))
         }
     };
-    let sc_of = |id: code::ScId| -> Result<&code::Supercomb, String> {
-        prog.scs
-            .get(id.0 as usize)
-            .ok_or_else(|| format!("no supercombinator {}", id.0))
-    };
     let pool = |l: &mut Loaded, rs: &[code::Reg], vs: &[code::VReg]| -> Result<u32, String> {
         let start = l.args.len() as u32;
         for x in rs {
@@ -606,13 +590,6 @@ fn decode(l: &mut Loaded, s: &code::Supercomb, _sc: u32, ins: &Instr) -> Result<
             src: r(*src)?,
         },
         I::MkCon { dst, con, args } => {
-            let c = prog
-                .cons
-                .get(con.0 as usize)
-                .ok_or_else(|| format!("no constructor {}", con.0))?;
-            if c.arity as usize != args.len() {
-                return Err(format!("{} given {} fields", c.name, args.len()));
-            }
             if args.is_empty() {
                 Op::Node {
                     dst: r(*dst)?,
@@ -627,27 +604,13 @@ fn decode(l: &mut Loaded, s: &code::Supercomb, _sc: u32, ins: &Instr) -> Result<
                 }
             }
         }
-        I::MkThunk { dst, sc, args } => {
-            let c = sc_of(*sc)?;
-            if c.kind != ScKind::Thunk || c.arity as usize != args.len() {
-                return Err(format!(
-                    "thunk of {} with {} free variables",
-                    c.name,
-                    args.len()
-                ));
-            }
-            Op::MkThunk {
-                dst: r(*dst)?,
-                n: n16(args.len())?,
-                sc: sc.0,
-                args: pool(l, args, &[])?,
-            }
-        }
+        I::MkThunk { dst, sc, args } => Op::MkThunk {
+            dst: r(*dst)?,
+            n: n16(args.len())?,
+            sc: sc.0,
+            args: pool(l, args, &[])?,
+        },
         I::MkPap { dst, sc, args } => {
-            let c = sc_of(*sc)?;
-            if c.kind != ScKind::Fun || args.len() >= c.arity as usize && c.arity > 0 {
-                return Err(format!("pap of {} with {} arguments", c.name, args.len()));
-            }
             if args.is_empty() {
                 Op::Node {
                     dst: r(*dst)?,
@@ -740,18 +703,12 @@ fn decode(l: &mut Loaded, s: &code::Supercomb, _sc: u32, ins: &Instr) -> Result<
             a: v(*a)?,
             b: v(*b)?,
         },
-        I::Prim { prim, dst, args } => {
-            let want = crate::prims::prim_arity(*prim);
-            if args.len() != want {
-                return Err(format!("{prim:?} given {} arguments", args.len()));
-            }
-            Op::Prim {
-                prim: *prim,
-                dst: r(*dst)?,
-                n: n16(args.len())?,
-                args: pool(l, args, &[])?,
-            }
-        }
+        I::Prim { prim, dst, args } => Op::Prim {
+            prim: *prim,
+            dst: r(*dst)?,
+            n: n16(args.len())?,
+            args: pool(l, args, &[])?,
+        },
         I::Call {
             sc, args, vargs, ..
         }
@@ -759,18 +716,6 @@ fn decode(l: &mut Loaded, s: &code::Supercomb, _sc: u32, ins: &Instr) -> Result<
             sc, args, vargs, ..
         }
         | I::TailCall { sc, args, vargs } => {
-            let c = sc_of(*sc)?;
-            if c.kind != ScKind::Fun
-                || c.arity as usize != args.len()
-                || c.varity as usize != vargs.len()
-            {
-                return Err(format!(
-                    "call of {} with {}+{} arguments",
-                    c.name,
-                    args.len(),
-                    vargs.len()
-                ));
-            }
             let p = pool(l, args, vargs)?;
             match ins {
                 I::Call { dst, .. } => Op::Call {

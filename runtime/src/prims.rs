@@ -15,21 +15,6 @@ use num_bigint::{BigInt, BigUint, Sign};
 use num_integer_like::*;
 use num_traits::{Signed, ToPrimitive, Zero};
 
-/// The number of (boxed) arguments of each primitive, the world token of
-/// the IO ones included.
-pub fn prim_arity(p: Prim) -> usize {
-    use Prim::*;
-    match p {
-        NoPe | SelfPe => 0,
-        IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
-        | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt | IntegerGe
-        | DoubleEncode => 2,
-        PutStr | ExitWith => 2,
-        GetChar | GetLine | GetContents | GetArgs | GetProgName => 1,
-        _ => 1,
-    }
-}
-
 /// An Integer read from the heap.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Z {

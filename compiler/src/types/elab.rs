@@ -241,6 +241,24 @@ pub enum Pat {
     Pending(u32, Span),
 }
 
+impl Pat {
+    pub fn span(&self) -> Span {
+        match self {
+            Pat::Var(_, s)
+            | Pat::Wildcard(s)
+            | Pat::Lit(_, s)
+            | Pat::Overloaded { span: s, .. }
+            | Pat::Con(_, _, s)
+            | Pat::Tuple(_, s)
+            | Pat::List(_, s)
+            | Pat::As(_, _, s)
+            | Pat::Lazy(_, s)
+            | Pat::Bang(_, s)
+            | Pat::Pending(_, s) => *s,
+        }
+    }
+}
+
 impl Expr {
     pub fn span(&self) -> Span {
         match self {

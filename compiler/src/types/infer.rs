@@ -878,7 +878,7 @@ impl Tc {
                         None => Expr::Lambda(vec![pat], Box::new(acc), sp),
                         Some(f) => {
                             let x = self.fresh_name("do");
-                            let pspan = pat_span(&pat);
+                            let pspan = pat.span();
                             let alts = vec![
                                 Alt {
                                     pat,
@@ -1102,21 +1102,5 @@ pub fn plain_rhs(e: Expr, span: Span) -> Rhs {
         body: RhsBody::Plain(e),
         wheres: Vec::new(),
         span,
-    }
-}
-
-pub fn pat_span(p: &Pat) -> Span {
-    match p {
-        Pat::Var(_, s)
-        | Pat::Wildcard(s)
-        | Pat::Lit(_, s)
-        | Pat::Con(_, _, s)
-        | Pat::Tuple(_, s)
-        | Pat::List(_, s)
-        | Pat::As(_, _, s)
-        | Pat::Lazy(_, s)
-        | Pat::Bang(_, s)
-        | Pat::Pending(_, s) => *s,
-        Pat::Overloaded { span, .. } => *span,
     }
 }
