@@ -221,27 +221,39 @@ impl Session {
         } else {
             format!("{ENTRY} = print {IT}\n")
         };
-        let mut src = self.source(&format!("{IT} =\n{body}\n{entry}"));
-        if ty.starts_with("IO ") && ty != "IO ()" && self.types(&src, true).is_none() {
+        let shown_result = ty.starts_with("IO ") && ty != "IO ()";
+        let src = self.source(&format!("{IT} =\n{body}\n{entry}"));
+        let program = match self.compile(&src, shown_result) {
             // A result without Show is not printed.
-            src = self.source(&format!("{IT} =\n{body}\n{ENTRY} = {IT} >> return ()\n"));
+            None if shown_result => self.compile(
+                &self.source(&format!("{IT} =\n{body}\n{ENTRY} = {IT} >> return ()\n")),
+                false,
+            ),
+            p => p,
+        };
+        if let Some(p) = program {
+            self.run(&p);
         }
-        self.run(&src);
     }
 
-    fn run(&self, src: &Source) {
+    /// The program with `gph'main` as its entry, or its errors (shown
+    /// unless `quiet`).
+    fn compile(&self, src: &Source, quiet: bool) -> Option<gph_runtime::code::Program> {
         let (program, sources, diags) = gph_compiler::compile_entry(&src.file, ENTRY);
-        if self.report(src, &sources, &diags) {
-            return;
+        if quiet && diags.iter().any(Diagnostic::is_error) || self.report(src, &sources, &diags) {
+            return None;
         }
-        let Some(program) = program else { return };
+        program
+    }
+
+    fn run(&self, program: &gph_runtime::code::Program) {
         let mut config = self
             .machine
             .config(self.file.as_deref().unwrap_or("<interactive>"), Vec::new());
         self.interrupt.store(false, Ordering::SeqCst);
         config.interrupt = Some(self.interrupt.clone());
         let start = Instant::now();
-        let (exit, stats) = gph_runtime::run_main(&program, &config);
+        let (exit, stats) = gph_runtime::run_main(program, &config);
         let elapsed = start.elapsed();
         match exit {
             gph_runtime::Exit::Success => {}

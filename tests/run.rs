@@ -113,8 +113,8 @@ fn runtime_errors_are_reported() {
     for f in programs_in("tests/runtime-errors") {
         let c = case(&f);
         let mut args = vec!["run"];
-        let limit = std::fs::read_to_string(f.with_extension("flags")).unwrap_or_default();
-        args.extend(limit.split_whitespace());
+        let flags = std::fs::read_to_string(f.with_extension("flags")).unwrap_or_default();
+        args.extend(flags.split_whitespace());
         args.push(f.to_str().unwrap());
         let out = gph_with(&args, Some(&c.stdin), &[]);
         if out.status != Some(1) {
