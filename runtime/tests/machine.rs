@@ -3,58 +3,6 @@
 mod common;
 use common::*;
 
-fn nfib_program(n: i64) -> Program {
-    let mut a = Asm::new();
-    let w = nfib_worker(&mut a);
-    a.main_printing(
-        vec![
-            ConstV {
-                dst: v(0),
-                bits: int(n),
-            },
-            CallV {
-                sc: w,
-                args: vec![],
-                vargs: vregs(&[0]),
-                dst: v(1),
-            },
-            BoxInt {
-                dst: r(1),
-                src: v(1),
-            },
-        ],
-        4,
-        2,
-    );
-    a.p
-}
-
-fn nfib_boxed_program(n: i64) -> Program {
-    let mut a = Asm::new();
-    let f = nfib_boxed(&mut a);
-    a.main_printing(
-        vec![
-            ConstV {
-                dst: v(0),
-                bits: int(n),
-            },
-            BoxInt {
-                dst: r(2),
-                src: v(0),
-            },
-            Call {
-                sc: f,
-                args: regs(&[2]),
-                vargs: vec![],
-                dst: r(1),
-            },
-        ],
-        4,
-        1,
-    );
-    a.p
-}
-
 #[test]
 fn nfib_unboxed() {
     let o = run_both(&nfib_program(20));

@@ -4,54 +4,6 @@
 mod common;
 use common::*;
 
-fn nfib_main(a: &mut Asm, n: i64, boxed: bool) {
-    if boxed {
-        let f = nfib_boxed(a);
-        a.main_printing(
-            vec![
-                ConstV {
-                    dst: v(0),
-                    bits: int(n),
-                },
-                BoxInt {
-                    dst: r(2),
-                    src: v(0),
-                },
-                Call {
-                    sc: f,
-                    args: regs(&[2]),
-                    vargs: vec![],
-                    dst: r(1),
-                },
-            ],
-            4,
-            1,
-        );
-    } else {
-        let w = nfib_worker(a);
-        a.main_printing(
-            vec![
-                ConstV {
-                    dst: v(0),
-                    bits: int(n),
-                },
-                CallV {
-                    sc: w,
-                    args: vec![],
-                    vargs: vregs(&[0]),
-                    dst: v(1),
-                },
-                BoxInt {
-                    dst: r(1),
-                    src: v(1),
-                },
-            ],
-            4,
-            2,
-        );
-    }
-}
-
 #[test]
 #[ignore]
 fn perf_nfib() {
@@ -62,9 +14,12 @@ fn perf_nfib() {
         (30, true),
         (30, true),
     ] {
-        let mut a = Asm::new();
-        nfib_main(&mut a, n, boxed);
-        let o = run(&a.p);
+        let p = if boxed {
+            nfib_boxed_program(n)
+        } else {
+            nfib_program(n)
+        };
+        let o = run(&p);
         let s = o.stats.time.as_secs_f64();
         println!(
             "nfib {n} {}: {} in {:.3}s, {:.1} M reductions/s, {} GCs, {} MB allocated",

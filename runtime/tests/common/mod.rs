@@ -384,6 +384,60 @@ pub fn nfib_boxed(a: &mut Asm) -> ScId {
     f
 }
 
+/// main = print (nfib n), with nfib's unboxed worker.
+pub fn nfib_program(n: i64) -> Program {
+    let mut a = Asm::new();
+    let w = nfib_worker(&mut a);
+    a.main_printing(
+        vec![
+            ConstV {
+                dst: v(0),
+                bits: int(n),
+            },
+            CallV {
+                sc: w,
+                args: vec![],
+                vargs: vregs(&[0]),
+                dst: v(1),
+            },
+            BoxInt {
+                dst: r(1),
+                src: v(1),
+            },
+        ],
+        4,
+        2,
+    );
+    a.p
+}
+
+/// main = print (nfib n), with the boxed nfib that builds thunks.
+pub fn nfib_boxed_program(n: i64) -> Program {
+    let mut a = Asm::new();
+    let f = nfib_boxed(&mut a);
+    a.main_printing(
+        vec![
+            ConstV {
+                dst: v(0),
+                bits: int(n),
+            },
+            BoxInt {
+                dst: r(2),
+                src: v(0),
+            },
+            Call {
+                sc: f,
+                args: regs(&[2]),
+                vargs: vec![],
+                dst: r(1),
+            },
+        ],
+        4,
+        1,
+    );
+    a.p
+}
+
 /// upto :: Int -> Int -> [Int] (lazy enumFromTo on boxed, evaluated Ints).
 pub fn upto(a: &mut Asm) -> ScId {
     let f = a.declare("Main.upto", ScKind::Fun, 2, 0, RetKind::Boxed);
