@@ -3,6 +3,7 @@
 
 use crate::codegen;
 use crate::core;
+use crate::fuse;
 use crate::lift;
 use crate::simplify;
 use crate::strictness::{self, Info};
@@ -22,6 +23,7 @@ pub struct Compiled {
 /// original name of the entry point (`Main.main`), if there is one.
 pub fn compile_core(mut core: core::Program, main: Option<&str>) -> Compiled {
     let mut next = simplify::simplify(&mut core);
+    fuse::fuse(&mut core, &mut next);
     let lifted = lift::lift(&core, &mut next);
     let info = strictness::analyse(&lifted);
     let (code, errors) = codegen::generate(&lifted, info.clone(), main);

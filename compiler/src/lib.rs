@@ -9,6 +9,7 @@ pub mod derive;
 pub mod desugar;
 pub mod exhaustive;
 pub mod fixity;
+pub mod fuse;
 pub mod lift;
 pub mod modules;
 pub mod prims;

@@ -116,7 +116,7 @@ impl Renamer<'_> {
     }
 }
 
-fn is_atom(e: &Expr) -> bool {
+pub(crate) fn is_atom(e: &Expr) -> bool {
     matches!(
         e,
         Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_)
@@ -144,7 +144,7 @@ pub fn size(e: &Expr) -> usize {
     }
 }
 
-fn mentions_global(e: &Expr, g: &str) -> bool {
+pub(crate) fn mentions_global(e: &Expr, g: &str) -> bool {
     match e {
         Expr::Global(x) => &**x == g,
         Expr::Local(_) | Expr::Lit(_) | Expr::Con(_) => false,
@@ -166,7 +166,7 @@ fn mentions_global(e: &Expr, g: &str) -> bool {
 }
 
 /// Occurrences of a variable: (count, whether one is under a lambda).
-fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
+pub(crate) fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
     fn go(e: &Expr, v: u32, lam: bool, out: &mut (usize, bool)) {
         match e {
             Expr::Local(x) => {
@@ -205,7 +205,7 @@ fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
 
 /// Replaces every occurrence of variables by expressions (no capture:
 /// variables are unique).
-fn substitute(e: &Expr, m: &HashMap<u32, Expr>) -> Expr {
+pub(crate) fn substitute(e: &Expr, m: &HashMap<u32, Expr>) -> Expr {
     match e {
         Expr::Local(v) => m.get(&v.id).cloned().unwrap_or_else(|| e.clone()),
         Expr::App(f, a) => Expr::app(
