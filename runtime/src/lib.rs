@@ -5,6 +5,7 @@
 //! The driver calls [`run_main`].
 
 pub mod code;
+pub mod grid;
 pub mod heap;
 pub mod io;
 pub mod load;
