@@ -64,6 +64,30 @@ pub(crate) struct MachineOpts {
     /// Collect garbage every few allocations (for testing the collector).
     #[arg(long, hide = true)]
     gc_stress: bool,
+    /// How many PEs (processing elements) run the program (default: the
+    /// number of cores; with --grid, the grid's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pes: Option<u16>,
+    /// How the PEs run: `threads` (one OS thread each, real time) or `sim`
+    /// (one OS thread, virtual time, deterministic).
+    #[arg(long, value_enum, default_value = "threads")]
+    engine: EngineOpt,
+    /// The simulated machine for `--engine sim`: a grid file (see
+    /// programs/grids).
+    #[arg(long, value_name = "FILE")]
+    grid: Option<String>,
+    /// Seeds the PEs' random choices (sim runs are reproducible per seed).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Most live threads per PE (Grid-GUM's thread limitation).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    thread_limit: Option<u32>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EngineOpt {
+    Threads,
+    Sim,
 }
 
 /// `123`, `64K`, `512M`, `4G` (binary units) as bytes.
@@ -99,18 +123,52 @@ fn default_heap_limit() -> u64 {
 }
 
 impl MachineOpts {
-    pub(crate) fn config(&self, file: &str, args: Vec<String>) -> gph_runtime::Config {
+    pub(crate) fn config(
+        &self,
+        file: &str,
+        args: Vec<String>,
+    ) -> Result<gph_runtime::Config, String> {
         let prog_name = std::path::Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "main".into());
-        gph_runtime::Config {
+        let engine = match self.engine {
+            EngineOpt::Threads => gph_runtime::Engine::Threads,
+            EngineOpt::Sim => gph_runtime::Engine::Sim,
+        };
+        let grid = match &self.grid {
+            Some(path) => {
+                if engine != gph_runtime::Engine::Sim {
+                    return Err(
+                        "--grid describes a simulated machine: use it with --engine sim".into(),
+                    );
+                }
+                let g = gph_runtime::grid::Grid::load(std::path::Path::new(path))?;
+                if let Some(n) = self.pes {
+                    if n as usize != g.len() {
+                        return Err(format!(
+                            "--pes {n} disagrees with the grid {path}, which has {} PEs",
+                            g.len()
+                        ));
+                    }
+                }
+                Some(g)
+            }
+            None => None,
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok(gph_runtime::Config {
             args,
             prog_name,
             heap_limit: self.heap_limit.unwrap_or_else(default_heap_limit) as usize,
             gc_stress: self.gc_stress,
+            pes: self.pes.map_or(cores.min(64), |n| n as usize),
+            engine,
+            grid,
+            seed: self.seed,
+            thread_limit: self.thread_limit.map(|n| n as usize),
             ..Default::default()
-        }
+        })
     }
 
     /// Prints or writes the statistics as asked.
@@ -133,24 +191,49 @@ impl MachineOpts {
 
 /// The `--stats-json` document: engine, PEs, times, per-PE counters, messages.
 fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
-    let pe = serde_json::json!({
-        "pe": 1,
-        "reductions": s.reductions,
-        "allocated_bytes": s.allocated_bytes,
-        "gcs": s.gcs,
-        "peak_heap_bytes": s.peak_heap_bytes,
-        "threads": s.threads,
-        "sparks_created": s.sparks_created,
-        "sparks_converted": s.sparks_converted,
-        "sparks_fizzled": s.sparks_fizzled,
-    });
+    let per_pe: Vec<_> = s
+        .per_pe
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            serde_json::json!({
+                "pe": k,
+                "reductions": p.reductions,
+                "allocated_bytes": p.allocated_bytes,
+                "gcs": p.gcs,
+                "copied_bytes": p.copied_bytes,
+                "peak_heap_bytes": p.peak_heap_bytes,
+                "threads": p.threads,
+                "blocked": p.blocked,
+                "sparks_created": p.sparks_created,
+                "sparks_converted": p.sparks_converted,
+                "sparks_fizzled": p.sparks_fizzled,
+                "sparks_overflowed": p.sparks_overflowed,
+                "sparks_exported": p.sparks_exported,
+                "sparks_imported": p.sparks_imported,
+                "fish_sent": p.fish_sent,
+                "fish_forwarded": p.fish_forwarded,
+                "fish_failed": p.fish_failed,
+                "fetches": p.fetches,
+                "messages_sent": p.messages_sent,
+                "bytes_sent": p.bytes_sent,
+                "busy_s": p.busy_s,
+                "idle_s": p.idle_s,
+            })
+        })
+        .collect();
+    let messages: serde_json::Map<String, serde_json::Value> = s
+        .messages
+        .iter()
+        .map(|(k, (c, b))| (k.to_string(), serde_json::json!({"count": c, "bytes": b})))
+        .collect();
     serde_json::json!({
-        "engine": "threads",
-        "pes": 1,
+        "engine": s.engine,
+        "pes": s.pes,
         "wall_time_s": wall.as_secs_f64(),
-        "virtual_time_s": null,
-        "per_pe": [pe],
-        "messages": {},
+        "virtual_time_s": s.virtual_time,
+        "per_pe": per_pe,
+        "messages": messages,
     })
     .to_string()
 }
@@ -211,6 +294,9 @@ fn run(cli: Cli) -> Result<(), ()> {
             args,
         } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
+            let config = machine
+                .config(&file, args)
+                .map_err(|e| eprintln!("gph: {e}"))?;
             let (program, sources, mut diagnostics) = gph_compiler::compile(&src);
             // Warnings are `gph check`'s business; a run shows only errors.
             diagnostics.retain(Diagnostic::is_error);
@@ -220,7 +306,6 @@ fn run(cli: Cli) -> Result<(), ()> {
             let Some(program) = program else {
                 return Err(());
             };
-            let config = machine.config(&file, args);
             let start = std::time::Instant::now();
             let (exit, stats) = gph_runtime::run_main(&program, &config);
             machine.report_stats(&stats, start.elapsed())?;

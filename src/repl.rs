@@ -247,9 +247,16 @@ impl Session {
     }
 
     fn run(&self, program: &gph_runtime::code::Program) {
-        let mut config = self
+        let mut config = match self
             .machine
-            .config(self.file.as_deref().unwrap_or("<interactive>"), Vec::new());
+            .config(self.file.as_deref().unwrap_or("<interactive>"), Vec::new())
+        {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("gph: {e}");
+                return;
+            }
+        };
         self.interrupt.store(false, Ordering::SeqCst);
         config.interrupt = Some(self.interrupt.clone());
         let start = Instant::now();

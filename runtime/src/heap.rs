@@ -29,8 +29,7 @@ impl fmt::Debug for Ptr {
     }
 }
 
-/// Node kinds. The numbers 16.. are left free for the parallel machine
-/// (FETCHME, revertible black holes, global-address indirections).
+/// Node kinds.
 pub mod kind {
     /// Constructor: info = ConId, fields are pointers.
     pub const CON: u8 = 1;
@@ -64,6 +63,16 @@ pub mod kind {
     pub const STDIN: u8 = 13;
     /// GC only: the node has moved to info.
     pub const FORWARD: u8 = 15;
+    /// A node on another PE: info = the index of its global address in the
+    /// PE's table of remote references; payload[0] = 1 once a FETCH is out
+    /// (threads wait on it as on a black hole; the RESUME updates it).
+    pub const FETCHME: u8 = 16;
+    /// A revertible black hole: a thunk packed off to another PE, until the
+    /// ACK turns it into a FETCHME. payload[0] = 1 when threads wait on it.
+    pub const RBH: u8 = 17;
+    /// A thunk whose evaluation by a spark failed: entering it raises the
+    /// error again (info = the message's index in the PE's error table).
+    pub const RAISE: u8 = 18;
 }
 
 #[inline(always)]
@@ -261,6 +270,17 @@ impl Heap {
                 k => return is_value_kind(k),
             }
         }
+    }
+
+    /// After the scan: where the from-space node `p` went, if it survived
+    /// (static nodes stay put).
+    pub fn forwarded(&self, p: Ptr) -> Option<Ptr> {
+        let i = p.0 as usize;
+        if i < self.static_end {
+            return Some(p);
+        }
+        let h = self.spare[i];
+        (h_kind(h) == kind::FORWARD).then(|| Ptr(h_info(h)))
     }
 
     /// The Cheney scan: evacuates everything the copied nodes point to.

@@ -5,14 +5,20 @@
 //! The driver calls [`run_main`].
 
 pub mod code;
+pub mod ga;
 pub mod grid;
+pub mod gum;
 pub mod heap;
 pub mod io;
 pub mod load;
+pub mod message;
+pub mod pack;
 pub mod pe;
 pub mod prims;
 pub mod reducer;
+pub mod sim;
 pub mod thread;
+pub mod threads;
 pub mod validate;
 
 use std::io::{IsTerminal, Read, Write};
@@ -35,6 +41,33 @@ pub struct Config {
     pub gc_stress: bool,
     /// Set by Ctrl-C in the REPL: the run stops with "interrupted".
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// How many PEs (ignored when there is a grid).
+    pub pes: usize,
+    pub engine: Engine,
+    /// The simulated machine (sim engine).
+    pub grid: Option<grid::Grid>,
+    /// Seeds the PEs' random choices (whom to fish).
+    pub seed: u64,
+    /// Most live threads per PE.
+    pub thread_limit: Option<usize>,
+}
+
+/// How the PEs run (DESIGN.md "Engines").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// One OS thread per PE.
+    Threads,
+    /// All PEs in one OS thread, in virtual time.
+    Sim,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Threads => "threads",
+            Engine::Sim => "sim",
+        }
+    }
 }
 
 impl Default for Config {
@@ -45,6 +78,11 @@ impl Default for Config {
             heap_limit: 4 << 30,
             gc_stress: false,
             interrupt: None,
+            pes: 1,
+            engine: Engine::Threads,
+            grid: None,
+            seed: 0,
+            thread_limit: None,
         }
     }
 }
@@ -69,6 +107,42 @@ pub struct Stats {
     /// Times a thread blocked on a black hole.
     pub blocked: u64,
     pub time: Duration,
+    pub engine: &'static str,
+    pub pes: usize,
+    /// The virtual run time (sim engine).
+    pub virtual_time: Option<f64>,
+    pub per_pe: Vec<PeStats>,
+    /// Messages sent, by kind: (count, bytes).
+    pub messages: std::collections::BTreeMap<&'static str, (u64, u64)>,
+}
+
+/// What one PE did.
+#[derive(Clone, Debug, Default)]
+pub struct PeStats {
+    pub reductions: u64,
+    pub allocated_bytes: u64,
+    pub gcs: u64,
+    pub copied_bytes: u64,
+    pub peak_heap_bytes: u64,
+    pub threads: u64,
+    pub blocked: u64,
+    pub sparks_created: u64,
+    pub sparks_converted: u64,
+    pub sparks_fizzled: u64,
+    pub sparks_overflowed: u64,
+    pub sparks_exported: u64,
+    pub sparks_imported: u64,
+    pub fish_sent: u64,
+    pub fish_forwarded: u64,
+    pub fish_failed: u64,
+    pub fetches: u64,
+    pub messages_sent: u64,
+    pub bytes_sent: u64,
+    /// Seconds running (threads and messages) and idle (virtual for sim).
+    pub busy_s: f64,
+    pub idle_s: f64,
+    /// Messages sent, by kind: (count, bytes).
+    pub messages: std::collections::BTreeMap<&'static str, (u64, u64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,7 +170,8 @@ pub fn run_main(program: &code::Program, config: &Config) -> (Exit, Stats) {
     )
 }
 
-/// Runs `main` with the given stdout (line buffered or not) and stdin.
+/// Runs `main` with the given stdout (line buffered or not) and stdin, on
+/// the PEs and engine of `config`.
 pub fn run_main_with(
     program: &code::Program,
     config: &Config,
@@ -114,6 +189,22 @@ pub fn run_main_with(
     let Some(main) = program.main else {
         return (Exit::Error("the program has no main".into()), stats);
     };
+    let n = config.grid.as_ref().map_or(config.pes.max(1), |g| g.len());
+    let mut tuning = tuning.clone();
+    if let Some(t) = config.thread_limit {
+        tuning.thread_limit = t.max(1);
+    }
+    let new_pe = |io, id| make_pe(&loaded, io, config, &tuning, id, n);
+    // The other PEs read nothing and write nowhere (io_here).
+    let quiet_io = || {
+        io::Io::new(
+            Box::leak(Box::new(std::io::sink())),
+            false,
+            Box::leak(Box::new(std::io::empty())),
+            Vec::new(),
+            String::new(),
+        )
+    };
     let io = io::Io::new(
         out,
         line_buffered,
@@ -121,15 +212,9 @@ pub fn run_main_with(
         config.args.clone(),
         config.prog_name.clone(),
     );
-    let mut pe = pe::Pe::new(
-        &loaded,
-        io,
-        config.heap_limit,
-        config.gc_stress,
-        config.interrupt.clone(),
-        tuning.clone(),
-    );
-    let result = pe.init_cafs().and_then(|()| {
+    let mut pe0 = new_pe(io, 0);
+    let start_main = |pe: &mut pe::Pe| -> Result<u32, pe::Stop> {
+        pe.init_cafs()?;
         let m = match program.globals.get(main.0 as usize) {
             Some(code::Global::Fun(sc)) => heap::Ptr(loaded.fun_node[sc.0 as usize]),
             Some(code::Global::Caf(_)) => {
@@ -137,10 +222,98 @@ pub fn run_main_with(
             }
             None => return pe::err("main is not a global"),
         };
-        let id = pe.spawn(loaded.main_entry, &[m, loaded.unit_node]);
-        pe.run(id)
-    });
-    let flushed = pe.io.flush();
+        Ok(pe.spawn(loaded.main_entry, &[m, loaded.unit_node]))
+    };
+    let engine = if n == 1 {
+        Engine::Threads
+    } else {
+        config.engine
+    };
+    let mut per_pe = Vec::new();
+    let result = match engine {
+        Engine::Threads if n == 1 => {
+            let r = start_main(&mut pe0).and_then(|id| pe0.run(id));
+            per_pe.push(pe_stats(&pe0, start.elapsed().as_secs_f64(), 0.0));
+            r
+        }
+        Engine::Sim => {
+            let grid = match &config.grid {
+                Some(g) => g.clone(),
+                None => match grid::Grid::uniform(n) {
+                    Ok(g) => g,
+                    Err(e) => return (Exit::Error(e), stats),
+                },
+            };
+            let mut pes = vec![pe0];
+            for k in 1..n {
+                pes.push(new_pe(quiet_io(), k as u16));
+            }
+            let ready = pes[1..]
+                .iter_mut()
+                .try_for_each(|pe| pe.init_cafs())
+                .and_then(|()| start_main(&mut pes[0]));
+            let r = match ready {
+                Ok(id) => {
+                    let (r, times) = sim::run(&mut pes, &grid, id);
+                    stats.virtual_time = Some(times.virtual_time);
+                    for (k, pe) in pes.iter().enumerate() {
+                        per_pe.push(pe_stats(pe, times.busy[k], times.idle[k]));
+                    }
+                    r
+                }
+                Err(e) => Err(e),
+            };
+            pe0 = pes.swap_remove(0);
+            r
+        }
+        Engine::Threads => {
+            let (tx, rx) = threads::channels(n);
+            let shared = threads::Shared::new(n);
+            let (r, others): (_, Vec<PeStats>) = std::thread::scope(|s| {
+                let handles: Vec<_> = (1..n)
+                    .map(|k| {
+                        let (rx, tx, shared) = (&rx[k], &tx, &shared);
+                        let quiet_io = &quiet_io;
+                        let (loaded, tuning) = (&loaded, &tuning);
+                        std::thread::Builder::new()
+                            .stack_size(64 << 20)
+                            .spawn_scoped(s, move || {
+                                let mut pe =
+                                    make_pe(loaded, quiet_io(), config, tuning, k as u16, n);
+                                let times = match pe.init_cafs() {
+                                    Ok(()) => threads::run_other(&mut pe, rx, tx, shared),
+                                    Err(_) => threads::PeTimes::default(),
+                                };
+                                pe_stats(&pe, times.busy.as_secs_f64(), times.idle.as_secs_f64())
+                            })
+                            .expect("a thread for a PE")
+                    })
+                    .collect();
+                let (r, times) = match start_main(&mut pe0) {
+                    Ok(id) => threads::run_main(&mut pe0, id, &rx[0], &tx, &shared),
+                    Err(e) => {
+                        for t in &tx[1..] {
+                            let _ = t.send(message::Message::Finish.encode());
+                        }
+                        (Err(e), threads::PeTimes::default())
+                    }
+                };
+                per_pe.push(pe_stats(
+                    &pe0,
+                    times.busy.as_secs_f64(),
+                    times.idle.as_secs_f64(),
+                ));
+                let others = handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a PE thread"))
+                    .collect();
+                (r, others)
+            });
+            per_pe.extend(others);
+            r
+        }
+    };
+    let flushed = pe0.io.flush();
     let exit = match result {
         Ok(_) => match flushed {
             Ok(()) => Exit::Success,
@@ -149,21 +322,91 @@ pub fn run_main_with(
         Err(pe::Stop::Error(e)) => Exit::Error(e),
         Err(pe::Stop::Exit(c)) => Exit::ExitWith(c),
     };
-    let c = &pe.counters;
-    stats.reductions = c.reductions;
-    stats.allocated_bytes = 8 * (pe.heap.allocated_words + pe.heap.live_words() as u64);
-    stats.gcs = pe.heap.gcs;
-    stats.copied_bytes = 8 * pe.heap.copied_words;
-    stats.peak_heap_bytes = 8 * pe.heap.peak_words as u64;
-    stats.max_stack_bytes = 4 * c.max_stack_words;
-    stats.sparks_created = c.sparks_created;
-    stats.sparks_fizzled = c.sparks_fizzled;
-    stats.sparks_converted = c.sparks_converted;
-    stats.sparks_overflowed = c.sparks_overflowed;
-    stats.threads = c.threads;
-    stats.blocked = c.blocked;
+    stats.engine = engine.name();
+    stats.pes = n;
+    stats.max_stack_bytes = 4 * pe0.counters.max_stack_words;
+    for p in &per_pe {
+        stats.reductions += p.reductions;
+        stats.allocated_bytes += p.allocated_bytes;
+        stats.gcs += p.gcs;
+        stats.copied_bytes += p.copied_bytes;
+        stats.peak_heap_bytes = stats.peak_heap_bytes.max(p.peak_heap_bytes);
+        stats.sparks_created += p.sparks_created;
+        stats.sparks_fizzled += p.sparks_fizzled;
+        stats.sparks_converted += p.sparks_converted;
+        stats.sparks_overflowed += p.sparks_overflowed;
+        stats.threads += p.threads;
+        stats.blocked += p.blocked;
+        for (k, (c, b)) in &p.messages {
+            let e = stats.messages.entry(k).or_default();
+            e.0 += c;
+            e.1 += b;
+        }
+    }
+    stats.per_pe = per_pe;
     stats.time = start.elapsed();
     (exit, stats)
+}
+
+fn make_pe<'p, 'io>(
+    loaded: &'p load::Loaded<'p>,
+    io: io::Io<'io>,
+    config: &Config,
+    tuning: &Tuning,
+    id: u16,
+    n: usize,
+) -> pe::Pe<'p, 'io> {
+    let mut pe = pe::Pe::new(
+        loaded,
+        io,
+        config.heap_limit,
+        config.gc_stress,
+        config.interrupt.clone(),
+        tuning.clone(),
+    );
+    pe.join(grid::PeId(id), n, config.seed);
+    pe
+}
+
+/// The statistics of one PE.
+fn pe_stats(pe: &pe::Pe, busy_s: f64, idle_s: f64) -> PeStats {
+    let c = &pe.counters;
+    let (messages_sent, bytes_sent) = pe
+        .gum
+        .sent
+        .by_kind
+        .values()
+        .fold((0, 0), |(m, b), (cm, cb)| (m + cm, b + cb));
+    PeStats {
+        reductions: c.reductions,
+        allocated_bytes: 8 * (pe.heap.allocated_words + pe.heap.live_words() as u64),
+        gcs: pe.heap.gcs,
+        copied_bytes: 8 * pe.heap.copied_words,
+        peak_heap_bytes: 8 * pe.heap.peak_words as u64,
+        threads: c.threads,
+        blocked: c.blocked,
+        sparks_created: c.sparks_created,
+        sparks_converted: c.sparks_converted,
+        sparks_fizzled: c.sparks_fizzled,
+        sparks_overflowed: c.sparks_overflowed,
+        sparks_exported: c.sparks_exported,
+        sparks_imported: c.sparks_imported,
+        fish_sent: c.fish_sent,
+        fish_forwarded: c.fish_forwarded,
+        fish_failed: c.fish_failed,
+        fetches: c.fetches,
+        messages_sent,
+        bytes_sent,
+        busy_s,
+        idle_s,
+        messages: pe
+            .gum
+            .sent
+            .by_kind
+            .iter()
+            .map(|(k, v)| (k.name(), *v))
+            .collect(),
+    }
 }
 
 fn thousands(n: u64) -> String {

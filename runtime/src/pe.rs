@@ -3,6 +3,9 @@
 //! slices. All PE state is in [`Pe`] (no globals), so that several PEs can
 //! later run side by side, each checking its message inbox between slices.
 
+use crate::ga::GaTable;
+use crate::grid::PeId;
+use crate::gum::Gum;
 use crate::heap::{h_info, h_kind, header, is_value_kind, kind, Heap, Ptr};
 use crate::io::Io;
 use crate::load::Loaded;
@@ -45,6 +48,10 @@ pub struct Tuning {
     pub spark_pool: usize,
     /// The first semispace, in words.
     pub initial_heap_words: usize,
+    /// Most live threads per PE (sparks wait while there are this many).
+    pub thread_limit: usize,
+    /// The largest packet, in words.
+    pub packet_words: usize,
 }
 
 impl Default for Tuning {
@@ -54,6 +61,8 @@ impl Default for Tuning {
             eager_threads: 0,
             spark_pool: 4096,
             initial_heap_words: 1 << 19,
+            thread_limit: usize::MAX,
+            packet_words: 4096,
         }
     }
 }
@@ -69,9 +78,18 @@ pub struct Counters {
     /// Times a thread blocked on a black hole.
     pub blocked: u64,
     pub max_stack_words: u64,
+    /// FISH messages this PE started, forwarded, and that came home empty.
+    pub fish_sent: u64,
+    pub fish_forwarded: u64,
+    pub fish_failed: u64,
+    /// Sparks sent away in answer to a FISH, and threads made from received ones.
+    pub sparks_exported: u64,
+    pub sparks_imported: u64,
+    pub fetches: u64,
 }
 
 pub struct Pe<'p, 'io> {
+    pub id: PeId,
     pub l: &'p Loaded<'p>,
     pub heap: Heap,
     /// Threads by id; a free slot holds `Thread::empty()`.
@@ -89,7 +107,13 @@ pub struct Pe<'p, 'io> {
     /// Scratch pointers (a GC root): arguments being gathered for an
     /// application.
     pub tmp: Vec<Ptr>,
-    live_threads: usize,
+    pub(crate) live_threads: usize,
+    /// The global-address tables.
+    pub ga: GaTable,
+    /// The protocol state of a PE among others.
+    pub gum: Gum,
+    /// The messages of failed speculative evaluations (RAISE nodes).
+    pub raised: Vec<String>,
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -112,6 +136,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
         }
         Pe {
+            id: PeId(0),
             l,
             heap,
             threads: Vec::new(),
@@ -127,6 +152,25 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap_limit_bytes,
             tmp: Vec::with_capacity(64),
             live_threads: 0,
+            ga: GaTable::new(PeId(0)),
+            gum: Gum::new(PeId(0), 1, 0),
+            raised: Vec::new(),
+        }
+    }
+
+    /// Makes this PE number `id` of `npes` (the default is the only PE).
+    pub fn join(&mut self, id: PeId, npes: usize, seed: u64) {
+        self.id = id;
+        self.ga = GaTable::new(id);
+        self.gum = Gum::new(id, npes, seed);
+    }
+
+    /// Only the main PE talks to the outside world.
+    pub fn io_here(&self) -> Result<(), Stop> {
+        if self.id == PeId(0) {
+            Ok(())
+        } else {
+            err(format!("internal error: input/output on PE {}", self.id.0))
         }
     }
 
@@ -181,6 +225,8 @@ impl<'p, 'io> Pe<'p, 'io> {
         for p in self.tmp.iter_mut() {
             *p = h.evacuate(*p);
         }
+        self.ga.roots_mut(|p| *p = h.evacuate(*p));
+        self.gum.roots_mut(|p| *p = h.evacuate(*p));
         let before = self.sparks.len();
         self.sparks.retain(|s| !h.gc_is_value(*s));
         self.counters.sparks_fizzled += (before - self.sparks.len()) as u64;
@@ -188,7 +234,10 @@ impl<'p, 'io> Pe<'p, 'io> {
             *s = h.evacuate(*s);
         }
         h.scan();
-        h.finish(need).map_err(|_| {
+        self.ga.after_gc(|p| h.forwarded(p));
+        let r = h.finish(need);
+        self.send_frees();
+        r.map_err(|_| {
             Stop::Error(format!(
                 "heap exhausted (the heap limit is {} MB; use --heap-limit to raise it)",
                 self.heap_limit_bytes.div_ceil(1 << 20)
@@ -314,7 +363,7 @@ impl<'p, 'io> Pe<'p, 'io> {
     pub fn spark(&mut self, p: Ptr) {
         let p = self.heap.deref(p);
         let k = self.heap.kind(p);
-        if is_value_kind(k) || k == kind::BLACKHOLE {
+        if is_value_kind(k) || !matches!(k, kind::THUNK | kind::STR) {
             return;
         }
         if self.sparks.len() >= self.tuning.spark_pool {
@@ -326,11 +375,14 @@ impl<'p, 'io> Pe<'p, 'io> {
     }
 
     /// Turns the oldest spark that is still a thunk into a thread.
-    fn convert_spark(&mut self) -> bool {
+    pub(crate) fn convert_spark(&mut self) -> bool {
+        if self.live_threads >= self.tuning.thread_limit {
+            return false;
+        }
         while let Some(s) = self.sparks.pop_front() {
             let s = self.heap.deref(s);
             let k = self.heap.kind(s);
-            if is_value_kind(k) || k == kind::BLACKHOLE {
+            if is_value_kind(k) || !matches!(k, kind::THUNK | kind::STR) {
                 self.counters.sparks_fizzled += 1;
                 continue;
             }
@@ -341,8 +393,10 @@ impl<'p, 'io> Pe<'p, 'io> {
         false
     }
 
-    /// The black hole `bh` was updated: its blocked threads run again.
+    /// The black hole `bh` was updated: its blocked threads run again, and
+    /// the FETCHes waiting for it are answered.
     pub fn wake(&mut self, bh: Ptr) {
+        self.gum.wake_fetches(bh);
         let mut i = 0;
         while i < self.blocked.len() {
             let id = self.blocked[i];
@@ -364,7 +418,8 @@ impl<'p, 'io> Pe<'p, 'io> {
     pub fn update(&mut self, th: Ptr, v: Ptr) {
         let i = th.0 as usize;
         let mem = &mut self.heap.mem;
-        let waiters = h_kind(mem[i]) == kind::BLACKHOLE && mem[i + 1] != 0;
+        let waiters = matches!(h_kind(mem[i]), kind::BLACKHOLE | kind::FETCHME | kind::RBH)
+            && mem[i + 1] != 0;
         let vh = mem[v.0 as usize];
         match h_kind(vh) {
             kind::INT | kind::DOUBLE | kind::CHAR | kind::SMALLINT => {
@@ -397,64 +452,130 @@ impl<'p, 'io> Pe<'p, 'io> {
         Ok(())
     }
 
-    /// Runs until the thread `main` finishes; its result value.
+    /// Runs until the thread `main` finishes; its result value. (One PE:
+    /// nobody else can update a black hole.)
     pub fn run(&mut self, main: u32) -> Result<Ptr, Stop> {
         loop {
-            if let Some(i) = &self.interrupt {
-                if i.load(Ordering::Relaxed) {
-                    return err("interrupted");
-                }
+            match self.step(Some(main))? {
+                Step::Ran(_) => {}
+                Step::Done(v) => return Ok(v),
+                // Every thread waits for a black hole that only a waiting
+                // thread can update: a cycle of evaluations, <<loop>>.
+                Step::Idle => return err("<<loop>>"),
             }
-            // (the parallel machine checks its inbox here)
-            let id = match self.run_queue.pop_front() {
-                Some(id) => id,
-                None => {
-                    if self.convert_spark() {
-                        continue;
-                    }
-                    // Every thread waits for a black hole that only a
-                    // waiting thread can update: a cycle of evaluations,
-                    // which a sequential run reports as <<loop>>.
-                    return err("<<loop>>");
-                }
-            };
-            let mut t = std::mem::replace(&mut self.threads[id as usize], Thread::empty());
-            let budget = self.tuning.slice;
-            let r = self.run_slice(&mut t, budget);
-            let stack = (t.ptrs.len() + t.vals.len() * 2 + t.frames.len() * 4) as u64;
-            self.counters.max_stack_words = self.counters.max_stack_words.max(stack);
-            let end = match r {
-                Ok(e) => e,
-                Err(e) => {
-                    self.threads[id as usize] = t;
-                    return Err(e);
-                }
-            };
-            if stack as usize * 4 > self.heap_limit_bytes.max(1 << 30) {
-                return err("stack overflow");
-            }
-            match end {
-                SliceEnd::Yield => {
-                    self.run_queue.push_back(id);
-                    self.threads[id as usize] = t;
-                }
-                SliceEnd::Blocked => {
-                    self.blocked.push(id);
-                    self.threads[id as usize] = t;
-                }
-                SliceEnd::Finished => {
-                    self.live_threads -= 1;
-                    if id == main {
-                        let r = t.result;
-                        self.threads[id as usize] = t;
-                        return Ok(r);
-                    }
-                    self.free_ids.push(id);
-                }
-            }
-            while self.live_threads < self.tuning.eager_threads && self.convert_spark() {}
         }
     }
+
+    /// One round of the scheduler: answer waiting FETCHes, then run a
+    /// thread for a time slice, else turn a spark into a thread, else go
+    /// fishing (and report the PE idle). `main` is the main thread's id on
+    /// the main PE.
+    pub fn step(&mut self, main: Option<u32>) -> Result<Step, Stop> {
+        if let Some(i) = &self.interrupt {
+            if i.load(Ordering::Relaxed) {
+                return err("interrupted");
+            }
+        }
+        self.answer_fetches()?;
+        let id = match self.run_queue.pop_front() {
+            Some(id) => id,
+            None => {
+                if self.convert_spark() {
+                    return Ok(Step::Ran(0));
+                }
+                self.go_fishing();
+                return Ok(Step::Idle);
+            }
+        };
+        let mut t = std::mem::replace(&mut self.threads[id as usize], Thread::empty());
+        let budget = self.tuning.slice;
+        let before = self.counters.reductions;
+        let r = self.run_slice(&mut t, budget);
+        let stack = (t.ptrs.len() + t.vals.len() * 2 + t.frames.len() * 4) as u64;
+        self.counters.max_stack_words = self.counters.max_stack_words.max(stack);
+        let end = match r {
+            Ok(e) => e,
+            Err(Stop::Error(msg)) if Some(id) != main => {
+                // A spark's evaluation failed: nobody asked for it yet. The
+                // thunks it was evaluating raise the error when entered
+                // (as in GHC), and the thread ends quietly.
+                self.speculation_failed(&t, msg);
+                self.live_threads -= 1;
+                self.free_ids.push(id);
+                return Ok(Step::Ran(self.counters.reductions - before));
+            }
+            Err(e) => {
+                self.threads[id as usize] = t;
+                return Err(e);
+            }
+        };
+        if stack as usize * 4 > self.heap_limit_bytes.max(1 << 30) {
+            return err("stack overflow");
+        }
+        let ran = Step::Ran(self.counters.reductions - before);
+        match end {
+            SliceEnd::Yield => {
+                self.run_queue.push_back(id);
+                self.threads[id as usize] = t;
+            }
+            SliceEnd::Blocked => {
+                self.blocked.push(id);
+                self.threads[id as usize] = t;
+            }
+            SliceEnd::Finished => {
+                self.live_threads -= 1;
+                if Some(id) == main {
+                    let r = t.result;
+                    self.threads[id as usize] = t;
+                    return Ok(Step::Done(r));
+                }
+                self.free_ids.push(id);
+            }
+        }
+        while self.live_threads < self.tuning.eager_threads && self.convert_spark() {}
+        Ok(ran)
+    }
+
+    /// Turns the thunks under evaluation by `t` into RAISE nodes for `msg`.
+    fn speculation_failed(&mut self, t: &Thread, msg: String) {
+        let k = self.raised.len() as u32;
+        self.raised.push(msg);
+        for f in &t.frames {
+            if f.kind != crate::thread::fk::UPDATE {
+                continue;
+            }
+            let p = t.ptrs[f.pbase as usize];
+            let i = p.0 as usize;
+            let h = self.heap.mem[i];
+            if h_kind(h) != kind::BLACKHOLE {
+                continue;
+            }
+            let waiters = self.heap.mem[i + 1] != 0;
+            self.heap.mem[i] = header(kind::RAISE, crate::heap::h_size(h) as u32, k);
+            if waiters {
+                self.wake(p);
+            }
+        }
+    }
+
+    /// Whether the PE has work of its own (for the engines' idle and
+    /// deadlock tests).
+    pub fn has_work(&self) -> bool {
+        !self.run_queue.is_empty()
+            || self.gum.has_pending()
+            || (!self.sparks.is_empty() && self.live_threads < self.tuning.thread_limit)
+    }
+}
+
+/// What one scheduler round did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Ran a thread for this many reductions (0: made a thread from a spark).
+    Ran(u64),
+    /// Nothing to run.
+    Idle,
+    /// The main thread ended with this value.
+    Done(Ptr),
 }
 
 /// Clears the dead registers of every suspended activation of `t` (see

@@ -842,9 +842,13 @@ impl<'p, 'io> Pe<'p, 'io> {
                 };
                 Ok((Evaled::Entered, a))
             }
-            kind::BLACKHOLE => {
-                if h_info(h) == t.id {
+            kind::BLACKHOLE | kind::FETCHME | kind::RBH => {
+                let k = h_kind(h);
+                if k == kind::BLACKHOLE && h_info(h) == t.id {
                     return err("<<loop>>");
+                }
+                if k == kind::FETCHME && self.heap.mem[p.0 as usize + 1] == 0 {
+                    self.fetch(p);
                 }
                 self.heap.mem[p.0 as usize + 1] = 1;
                 self.counters.blocked += 1;
@@ -853,6 +857,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 a.pc -= 1; // retry the Eval / Enter when woken
                 Ok((Evaled::Blocked, a))
             }
+            kind::RAISE => err(self.raised[h_info(h) as usize].clone()),
             kind::STR => {
                 let v = self.unpack_str(t, a.pbase + reg as usize)?;
                 Ok((Evaled::Value(v), a))

@@ -1,0 +1,393 @@
+//! A PE among others: GUM's protocol (DESIGN.md "Many PEs"; the messages
+//! are in `message`). The engines move the bytes; this module decides
+//! what a PE sends and what it does with what it receives.
+//!
+//! * Work: an idle PE sends a FISH to a random PE. A PE with a spark to
+//!   spare (it keeps its last one when it has nothing else to do) packs it
+//!   and sends it to the fish's origin in a SCHEDULE; otherwise the fish
+//!   goes on to another random PE, and home after `FISH_LIFE` hops. A
+//!   received spark becomes a thread at once (so it cannot bounce on).
+//! * Data: a thread that enters a FetchMe blocks on it, and the PE sends a
+//!   FETCH to the owner, naming the FetchMe by a global address of its own
+//!   for the answer. The owner packs the node (a thunk moves, becoming an
+//!   RBH until the ACK) and sends a RESUME; a FETCH that finds a black hole
+//!   waits until the black hole is updated; one that finds a FetchMe (the
+//!   node moved on) is forwarded.
+//! * Memory: after each GC the weight of dead FetchMes goes home in FREE
+//!   messages (batched per owner), see `ga`.
+
+use crate::ga::{GlobalAddr, Weight};
+use crate::grid::PeId;
+use crate::heap::{h_info, h_kind, header, kind, Ptr};
+use crate::message::{Kind, Message};
+use crate::pack;
+use crate::pe::{Pe, Stop};
+use crate::thread::Thread;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Hops a FISH makes before it goes home.
+const FISH_LIFE: u32 = 10;
+
+/// A FETCH that waits for its node.
+#[derive(Clone, Copy, Debug)]
+struct BlockedFetch {
+    node: Ptr,
+    reply: GlobalAddr,
+    weight: Weight,
+}
+
+/// Messages and bytes, per kind.
+#[derive(Clone, Debug, Default)]
+pub struct Traffic {
+    pub by_kind: BTreeMap<Kind, (u64, u64)>,
+}
+
+impl Traffic {
+    fn count(&mut self, k: Kind, bytes: usize) {
+        let e = self.by_kind.entry(k).or_default();
+        e.0 += 1;
+        e.1 += bytes as u64;
+    }
+}
+
+/// The protocol state of one PE.
+pub struct Gum {
+    pub me: PeId,
+    pub npes: usize,
+    rng: u64,
+    blocked: Vec<BlockedFetch>,
+    pending: VecDeque<BlockedFetch>,
+    /// FETCHes of nodes that are evaluated here without a black hole
+    /// (stdin): retried every round.
+    retry: Vec<BlockedFetch>,
+    /// A FISH of ours is out.
+    pub fish_out: bool,
+    /// Messages to send: (destination, bytes). The engine takes them.
+    pub outbox: Vec<(PeId, Vec<u8>)>,
+    pub sent: Traffic,
+    pub received: Traffic,
+    /// The main PE said FINISH.
+    pub finished: bool,
+}
+
+impl Gum {
+    pub fn new(me: PeId, npes: usize, seed: u64) -> Gum {
+        Gum {
+            me,
+            npes,
+            // xorshift64*: never zero.
+            rng: (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_mul(me.0 as u64 * 2 + 1) | 1,
+            blocked: Vec::new(),
+            pending: VecDeque::new(),
+            retry: Vec::new(),
+            fish_out: false,
+            outbox: Vec::new(),
+            sent: Traffic::default(),
+            received: Traffic::default(),
+            finished: false,
+        }
+    }
+
+    /// A random PE other than this one and `not` (when there is one).
+    fn random_pe(&mut self, not: Option<PeId>) -> PeId {
+        let others: Vec<u16> = (0..self.npes as u16)
+            .filter(|&p| p != self.me.0 && Some(PeId(p)) != not)
+            .collect();
+        if others.is_empty() {
+            return not.unwrap_or(self.me);
+        }
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        PeId(others[(r % others.len() as u64) as usize])
+    }
+
+    /// The node `bh` was updated: the FETCHes waiting for it are answered
+    /// in the next round.
+    pub fn wake_fetches(&mut self, bh: Ptr) {
+        let mut i = 0;
+        while i < self.blocked.len() {
+            if self.blocked[i].node == bh {
+                let f = self.blocked.swap_remove(i);
+                self.pending.push_back(f);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty() || !self.retry.is_empty()
+    }
+
+    pub fn roots_mut(&mut self, mut f: impl FnMut(&mut Ptr)) {
+        for b in self
+            .blocked
+            .iter_mut()
+            .chain(self.pending.iter_mut())
+            .chain(self.retry.iter_mut())
+        {
+            f(&mut b.node);
+        }
+    }
+}
+
+impl Pe<'_, '_> {
+    fn send(&mut self, to: PeId, m: Message) {
+        let bytes = m.encode();
+        self.gum.sent.count(m.kind(), bytes.len());
+        self.gum.outbox.push((to, bytes));
+    }
+
+    /// A thread entered the FetchMe `p` (no FETCH out yet): ask its owner.
+    pub(crate) fn fetch(&mut self, p: Ptr) {
+        let i = h_info(self.heap.hdr(p));
+        let target = self.ga.remote(i).ga;
+        let (reply, weight) = self.ga.export_local(p);
+        self.counters.fetches += 1;
+        self.send(
+            target.pe,
+            Message::Fetch {
+                target,
+                reply,
+                weight,
+            },
+        );
+    }
+
+    /// Answers the FETCHes whose nodes were updated (or are retried).
+    pub(crate) fn answer_fetches(&mut self) -> Result<(), Stop> {
+        let retry = std::mem::take(&mut self.gum.retry);
+        self.gum.pending.extend(retry);
+        while let Some(f) = self.gum.pending.pop_front() {
+            self.answer_fetch(f)?;
+        }
+        Ok(())
+    }
+
+    fn answer_fetch(&mut self, f: BlockedFetch) -> Result<(), Stop> {
+        let p = self.heap.deref(f.node);
+        let h = self.heap.hdr(p);
+        match h_kind(h) {
+            kind::BLACKHOLE | kind::RBH => {
+                self.heap.mem[p.0 as usize + 1] = 1;
+                self.gum.blocked.push(BlockedFetch { node: p, ..f });
+            }
+            kind::FETCHME => {
+                // The node moved on: the FETCH follows it.
+                let target = self.ga.remote(h_info(h)).ga;
+                self.send(
+                    target.pe,
+                    Message::Fetch {
+                        target,
+                        reply: f.reply,
+                        weight: f.weight,
+                    },
+                );
+            }
+            kind::STDIN => {
+                // Only this PE can read it: evaluate it here, answer later.
+                self.spawn(self.l.spark_entry, &[p]);
+                self.gum.retry.push(BlockedFetch { node: p, ..f });
+            }
+            k => {
+                let packet = pack::pack(
+                    &mut self.heap,
+                    &mut self.ga,
+                    &self.raised,
+                    p,
+                    k == kind::THUNK,
+                    self.tuning.packet_words,
+                );
+                self.send(
+                    f.reply.pe,
+                    Message::Resume {
+                        reply: f.reply.slot,
+                        weight: f.weight,
+                        packet,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// An idle PE looks for work (one FISH out at a time).
+    pub(crate) fn go_fishing(&mut self) {
+        if self.gum.npes > 1 && !self.gum.fish_out && !self.gum.finished {
+            let to = self.gum.random_pe(None);
+            self.gum.fish_out = true;
+            self.counters.fish_sent += 1;
+            let origin = self.gum.me;
+            self.send(to, Message::Fish { origin, age: 0 });
+        }
+    }
+
+    /// The oldest spark that is still a thunk, unless it is the only work
+    /// this PE has.
+    fn spare_spark(&mut self) -> Option<Ptr> {
+        while let Some(&s) = self.sparks.front() {
+            let s = self.heap.deref(s);
+            if self.heap.kind(s) == kind::THUNK {
+                break;
+            }
+            self.sparks.pop_front();
+            self.counters.sparks_fizzled += 1;
+        }
+        let idle = self.run_queue.is_empty();
+        if self.sparks.is_empty() || (idle && self.sparks.len() < 2) {
+            return None;
+        }
+        self.sparks.pop_front().map(|s| self.heap.deref(s))
+    }
+
+    /// Rebuilds a packet in the heap (collecting first if need be).
+    fn unpack(&mut self, packet: &[u64]) -> Result<pack::Unpacked, Stop> {
+        let bad = |e: String| Stop::Error(format!("internal error: {e}"));
+        let words = pack::unpack_words(packet).map_err(bad)?;
+        self.ensure(&mut Thread::empty(), words)?;
+        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, packet).map_err(bad)
+    }
+
+    /// Tells the old owners of moved thunks where they are now.
+    fn acknowledge(&mut self, moved: Vec<(PeId, u32, GlobalAddr, Weight)>) {
+        let mut by_pe: BTreeMap<PeId, Vec<(u32, GlobalAddr, Weight)>> = BTreeMap::new();
+        for (pe, slot, new, w) in moved {
+            by_pe.entry(pe).or_default().push((slot, new, w));
+        }
+        for (pe, moved) in by_pe {
+            self.send(pe, Message::Ack { moved });
+        }
+    }
+
+    /// Sends the weight of dead remote references home, one FREE per owner.
+    pub(crate) fn send_frees(&mut self) {
+        let mut by_pe: BTreeMap<PeId, Vec<(u32, Weight)>> = BTreeMap::new();
+        for (ga, w) in std::mem::take(&mut self.ga.to_free) {
+            if ga.pe == self.gum.me {
+                self.ga.return_weight(ga.slot, w);
+            } else {
+                by_pe.entry(ga.pe).or_default().push((ga.slot, w));
+            }
+        }
+        for (pe, weights) in by_pe {
+            self.send(pe, Message::Free { weights });
+        }
+    }
+
+    /// Handles a message from another PE.
+    pub fn receive(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        let m = Message::decode(bytes).map_err(|e| Stop::Error(format!("internal error: {e}")))?;
+        self.gum.received.count(m.kind(), bytes.len());
+        match m {
+            Message::Fish { origin, age } => {
+                if origin == self.gum.me {
+                    self.gum.fish_out = false;
+                    self.counters.fish_failed += 1;
+                } else if let Some(s) = self.spare_spark() {
+                    let packet = pack::pack(
+                        &mut self.heap,
+                        &mut self.ga,
+                        &self.raised,
+                        s,
+                        true,
+                        self.tuning.packet_words,
+                    );
+                    self.counters.sparks_exported += 1;
+                    self.send(origin, Message::Schedule { packet });
+                } else if age < FISH_LIFE && self.gum.npes > 2 {
+                    let to = self.gum.random_pe(Some(origin));
+                    self.counters.fish_forwarded += 1;
+                    self.send(
+                        to,
+                        Message::Fish {
+                            origin,
+                            age: age + 1,
+                        },
+                    );
+                } else {
+                    self.send(origin, Message::Fish { origin, age });
+                }
+            }
+            Message::Schedule { packet } => {
+                let u = self.unpack(&packet)?;
+                self.gum.fish_out = false;
+                self.counters.sparks_imported += 1;
+                self.spawn(self.l.spark_entry, &[u.root]);
+                self.acknowledge(u.moved);
+            }
+            Message::Fetch {
+                target,
+                reply,
+                weight,
+            } => {
+                let node = self.ga.owned_node(target.slot).ok_or_else(|| {
+                    Stop::Error("internal error: a FETCH for a freed address".into())
+                })?;
+                self.answer_fetch(BlockedFetch {
+                    node,
+                    reply,
+                    weight,
+                })?;
+            }
+            Message::Resume {
+                reply,
+                weight,
+                packet,
+            } => {
+                // (Unpacking may collect: look the FetchMe up afterwards.)
+                let u = self.unpack(&packet)?;
+                let node = self.ga.owned_node(reply).ok_or_else(|| {
+                    Stop::Error("internal error: a RESUME for a freed address".into())
+                })?;
+                self.ga.return_weight(reply, weight);
+                let f = self.heap.deref(node);
+                if self.heap.kind(f) == kind::FETCHME {
+                    self.ga.drop_remote(h_info(self.heap.hdr(f)));
+                    self.update(f, u.root);
+                }
+                self.acknowledge(u.moved);
+            }
+            Message::Ack { moved } => {
+                for (slot, new, w) in moved {
+                    let Some(node) = self.ga.owned_node(slot) else {
+                        continue;
+                    };
+                    let p = self.heap.deref(node);
+                    let i = p.0 as usize;
+                    if h_kind(self.heap.mem[i]) != kind::RBH {
+                        continue;
+                    }
+                    let waiters = self.heap.mem[i + 1] != 0;
+                    let size = crate::heap::h_size(self.heap.mem[i]) as u32;
+                    match self.ga.remote_of(new) {
+                        Some(r) => {
+                            self.ga.add_remote_weight(r, w);
+                            let q = self.ga.remote(r).node;
+                            self.heap.mem[i] = header(kind::IND, size, 0);
+                            self.heap.mem[i + 1] = q.0 as u64;
+                        }
+                        None => {
+                            let r = self.ga.add_remote(new, w, p);
+                            self.heap.mem[i] = header(kind::FETCHME, size, r);
+                            self.heap.mem[i + 1] = 0;
+                        }
+                    }
+                    if waiters {
+                        self.wake(p);
+                    }
+                }
+            }
+            Message::Free { weights } => {
+                for (slot, w) in weights {
+                    self.ga.return_weight(slot, w);
+                }
+            }
+            Message::Finish => self.gum.finished = true,
+            Message::Fail { message } => return Err(Stop::Error(message)),
+        }
+        self.send_frees();
+        Ok(())
+    }
+}

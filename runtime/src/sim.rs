@@ -1,0 +1,211 @@
+//! The `sim` engine (GranSim-like, DESIGN.md "Engines"): every PE in one
+//! OS thread, in virtual time, deterministically.
+//!
+//! Each PE has a clock. Running a slice advances it by the reductions done
+//! over the PE's speed (a PE of speed 1.0 does [`REDUCTIONS_PER_SECOND`]);
+//! handling a message costs [`MESSAGE_COST`] plus the packet's words. A
+//! message sent at time t arrives at t + latency + size / bandwidth (and
+//! never before an earlier message on the same link). The engine always
+//! does the earliest thing next: deliver the earliest message, or run the
+//! PE whose clock is earliest among those with work, ties broken by PE
+//! number and send order, so the same program, grid and seed give the same
+//! run. An idle PE's clock jumps to its next message.
+
+use crate::grid::{Grid, PeId};
+use crate::heap::Ptr;
+use crate::pe::{Pe, Step, Stop};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Virtual reductions per second of a PE of speed 1.0 (about what the
+/// machine does on a current laptop core).
+pub const REDUCTIONS_PER_SECOND: f64 = 20e6;
+/// Virtual seconds to handle a message, and per word of packet.
+const MESSAGE_COST: f64 = 2e-6;
+const WORD_COST: f64 = 5e-9;
+/// Virtual seconds to make a thread of a spark.
+const THREAD_COST: f64 = 5e-6;
+
+struct Event {
+    time: f64,
+    seq: u64,
+    to: PeId,
+    fish: bool,
+    bytes: Vec<u8>,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Event {
+    /// Earliest first (BinaryHeap is a max-heap).
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.time.total_cmp(&self.time).then(o.seq.cmp(&self.seq))
+    }
+}
+
+/// What a simulated run measured.
+pub struct SimTimes {
+    /// The virtual time at which the main thread ended.
+    pub virtual_time: f64,
+    /// Per PE: virtual seconds running (threads and messages), and idle.
+    pub busy: Vec<f64>,
+    pub idle: Vec<f64>,
+}
+
+/// Puts what PE `p` sent (at `now`) on its way.
+#[allow(clippy::too_many_arguments)]
+fn post(
+    pe: &mut Pe,
+    p: usize,
+    now: f64,
+    grid: &Grid,
+    events: &mut BinaryHeap<Event>,
+    seq: &mut u64,
+    last_on_link: &mut HashMap<(u16, u16), f64>,
+    live_messages: &mut usize,
+) {
+    for (to, bytes) in std::mem::take(&mut pe.gum.outbox) {
+        let from = PeId(p as u16);
+        let mut t = now + grid.transit(from, to, bytes.len());
+        let link = last_on_link.entry((from.0, to.0)).or_insert(0.0);
+        t = t.max(*link);
+        *link = t;
+        let fish = bytes.first() == Some(&(crate::message::Kind::Fish as u8));
+        if !fish {
+            *live_messages += 1;
+        }
+        *seq += 1;
+        events.push(Event {
+            time: t,
+            seq: *seq,
+            to,
+            fish,
+            bytes,
+        });
+    }
+}
+
+/// Runs the PEs (PE 0 holds the main thread `main`) until the main thread
+/// ends, an error, or a deadlock.
+pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTimes) {
+    let n = pes.len();
+    let mut clock = vec![0.0f64; n];
+    let mut busy = vec![0.0f64; n];
+    let mut events: BinaryHeap<Event> = BinaryHeap::new();
+    let mut seq = 0u64;
+    let mut last_on_link: HashMap<(u16, u16), f64> = HashMap::new();
+    // Messages waiting to be delivered, other than FISH (a deadlock is
+    // every PE idle with only fish swimming).
+    let mut live_messages = 0usize;
+    // Every PE but the main one starts idle: it goes fishing at once.
+    let mut kick: Vec<usize> = (1..n).collect();
+    let result = loop {
+        if let Some(p) = kick.pop() {
+            let r = pes[p].step(None);
+            post(
+                &mut pes[p],
+                p,
+                clock[p],
+                grid,
+                &mut events,
+                &mut seq,
+                &mut last_on_link,
+                &mut live_messages,
+            );
+            if let Err(e) = r {
+                break Err(e);
+            }
+            continue;
+        }
+        // The PE with work and the earliest clock.
+        let worker = (0..n)
+            .filter(|&p| pes[p].has_work())
+            .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
+        let deliver = match (events.peek(), worker) {
+            (Some(e), Some(w)) => e.time <= clock[w],
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break Err(Stop::Error("<<loop>>".into())),
+        };
+        if !deliver && worker.is_none() {
+            unreachable!()
+        }
+        let (p, r) = if deliver {
+            let e = events.pop().unwrap();
+            if !e.fish {
+                live_messages -= 1;
+            } else if live_messages == 0 && (0..n).all(|q| !pes[q].has_work()) {
+                // Only fish are moving and nobody has work: nothing will
+                // ever update the black holes the threads wait for.
+                break Err(Stop::Error("<<loop>>".into()));
+            }
+            let p = e.to.0 as usize;
+            clock[p] = clock[p].max(e.time);
+            let cost = MESSAGE_COST + WORD_COST * (e.bytes.len() / 8) as f64;
+            clock[p] += cost / grid.speed(e.to);
+            busy[p] += cost / grid.speed(e.to);
+            let r = pes[p].receive(&e.bytes);
+            // An idle PE that got no work goes fishing again.
+            let r = r.and_then(|()| {
+                if !pes[p].has_work() {
+                    pes[p].step(None).map(|_| ())
+                } else {
+                    Ok(())
+                }
+            });
+            (p, r.map(|()| None))
+        } else {
+            let p = worker.unwrap();
+            let r = pes[p].step((p == 0).then_some(main));
+            let r = r.map(|s| match s {
+                Step::Ran(red) => {
+                    let dt = if red == 0 {
+                        THREAD_COST
+                    } else {
+                        red as f64 / REDUCTIONS_PER_SECOND
+                    } / grid.speed(PeId(p as u16));
+                    clock[p] += dt;
+                    busy[p] += dt;
+                    None
+                }
+                Step::Idle => None,
+                Step::Done(v) => Some(v),
+            });
+            (p, r)
+        };
+        post(
+            &mut pes[p],
+            p,
+            clock[p],
+            grid,
+            &mut events,
+            &mut seq,
+            &mut last_on_link,
+            &mut live_messages,
+        );
+        match r {
+            Ok(None) => {}
+            Ok(Some(v)) => break Ok(v),
+            Err(e) => break Err(e),
+        }
+    };
+    let end = clock[0];
+    let idle = (0..n).map(|p| (end - busy[p]).max(0.0)).collect();
+    (
+        result,
+        SimTimes {
+            virtual_time: end,
+            busy,
+            idle,
+        },
+    )
+}
