@@ -1,9 +1,11 @@
 //! Golden tests of the machine, through the real `gph` binary: every program
 //! in tests/programs prints exactly what GHC printed for it (the oracle's
 //! `.stdout`) and exits with the oracle's status, in every configuration:
-//! the normal run and a run with the garbage collector forced every few
+//! one PE and several, on real threads and simulated (2, 7 and 16 PEs and a
+//! heterogeneous grid), and with the garbage collector forced every few
 //! allocations (so a missing GC root is a test failure, not a rare crash).
-//! Run-time errors (tests/runtime-errors) give `gph: MESSAGE` and status 1.
+//! Run-time errors (tests/runtime-errors) give `gph: MESSAGE` and status 1,
+//! on one PE and on several. Simulated runs are reproducible.
 
 mod common;
 
@@ -99,9 +101,91 @@ fn golden_programs_print_what_ghc_prints() {
 #[test]
 fn golden_programs_survive_gc_stress() {
     assert_none(
-        run_all(&["--gc-stress"]),
+        run_all(&["--gc-stress", "--pes", "1"]),
         "with a collection every few allocations",
     );
+}
+
+/// Collections while global addresses, FetchMes and packets are about.
+#[test]
+fn golden_programs_survive_gc_stress_on_simulated_pes() {
+    assert_none(
+        run_all(&["--gc-stress", "--engine", "sim", "--pes", "4"]),
+        "with a collection every few allocations on 4 simulated PEs",
+    );
+}
+
+#[test]
+fn golden_programs_print_the_same_on_threads() {
+    let mut failures = Vec::new();
+    for n in ["1", "2", "4", "8"] {
+        failures.extend(run_all(&["--pes", n]));
+    }
+    assert_none(failures, "on 1, 2, 4 and 8 PEs (threads)");
+}
+
+#[test]
+fn golden_programs_print_the_same_simulated() {
+    let mut failures = Vec::new();
+    for n in ["2", "7", "16"] {
+        failures.extend(run_all(&["--engine", "sim", "--pes", n]));
+    }
+    failures.extend(run_all(&[
+        "--engine",
+        "sim",
+        "--grid",
+        "programs/grids/hetero8.toml",
+    ]));
+    assert_none(
+        failures,
+        "on 2, 7 and 16 simulated PEs and the hetero8 grid",
+    );
+}
+
+/// Two simulated runs with the same arguments give the same statistics,
+/// wall time aside.
+#[test]
+fn simulated_runs_are_reproducible() {
+    let dir = std::env::temp_dir().join(format!("gph-repro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stats = |k: usize, grid: &[&str]| {
+        let path = dir.join(format!("{k}.json"));
+        let mut args = vec!["run", "--engine", "sim"];
+        args.extend_from_slice(grid);
+        args.extend(["--seed", "7", "--stats-json", path.to_str().unwrap()]);
+        args.extend(["tests/programs/par_shared_lazy.gph"]);
+        let out = gph_with(&args, None, &[]);
+        assert_eq!(out.status, Some(0), "{}", out.stderr);
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        v.as_object_mut().unwrap().remove("wall_time_s");
+        v
+    };
+    for grid in [
+        &["--pes", "16"][..],
+        &["--grid", "programs/grids/hetero8.toml"],
+    ] {
+        let (a, b) = (stats(1, grid), stats(2, grid));
+        assert_eq!(a, b, "two runs on {grid:?} differ");
+        assert!(a["virtual_time_s"].as_f64().unwrap() > 0.0);
+        assert!(a["messages"]["SCHEDULE"]["count"].as_u64().unwrap() > 0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Sparks on four PEs share one big lazy structure (fetches meet thunks
+/// under evaluation): run again and again on real threads, never a hang or
+/// a wrong answer.
+#[test]
+fn shared_lazy_structure_under_stress() {
+    let file = Path::new("tests/programs/par_shared_lazy.gph");
+    let expected = std::fs::read_to_string(file.with_extension("stdout")).unwrap();
+    for round in 0..12 {
+        let pes = ["2", "4", "8"][round % 3];
+        let out = gph_with(&["run", "--pes", pes, file.to_str().unwrap()], None, &[]);
+        assert_eq!(out.status, Some(0), "round {round}: {}", out.stderr);
+        assert_eq!(out.stdout, expected, "round {round} on {pes} PEs");
+    }
 }
 
 /// Each program in tests/runtime-errors fails at run time: exit status 1 and
@@ -110,36 +194,48 @@ fn golden_programs_survive_gc_stress() {
 #[test]
 fn runtime_errors_are_reported() {
     let mut failures = Vec::new();
+    let configs: [&[&str]; 3] = [
+        &["--pes", "1"],
+        &["--pes", "4"],
+        &["--engine", "sim", "--pes", "4"],
+    ];
     for f in programs_in("tests/runtime-errors") {
-        let c = case(&f);
-        let mut args = vec!["run"];
-        let flags = std::fs::read_to_string(f.with_extension("flags")).unwrap_or_default();
-        args.extend(flags.split_whitespace());
-        args.push(f.to_str().unwrap());
-        let out = gph_with(&args, Some(&c.stdin), &[]);
-        if out.status != Some(1) {
-            failures.push(format!(
-                "{}: exit {:?}\n{}",
-                f.display(),
-                out.status,
-                out.stderr
-            ));
-            continue;
-        }
-        if !out.stderr.starts_with("gph: ") || out.stderr.contains("panicked") {
-            failures.push(format!("{}: stderr {:?}", f.display(), out.stderr));
-            continue;
-        }
-        if let Err(e) = snapshot(&f.with_extension("stderr"), &out.stderr) {
-            failures.push(format!("{}: {e}", f.display()));
-        }
-        if out.stdout != c.stdout {
-            failures.push(format!(
-                "{}: stdout {:?}, expected {:?}",
-                f.display(),
-                out.stdout,
-                c.stdout
-            ));
+        for config in configs {
+            let c = case(&f);
+            let mut args = vec!["run"];
+            args.extend_from_slice(config);
+            let flags = std::fs::read_to_string(f.with_extension("flags")).unwrap_or_default();
+            args.extend(flags.split_whitespace());
+            args.push(f.to_str().unwrap());
+            let out = gph_with(&args, Some(&c.stdin), &[]);
+            if out.status != Some(1) {
+                failures.push(format!(
+                    "{} {config:?}: exit {:?}\n{}",
+                    f.display(),
+                    out.status,
+                    out.stderr
+                ));
+                continue;
+            }
+            if !out.stderr.starts_with("gph: ") || out.stderr.contains("panicked") {
+                failures.push(format!(
+                    "{} {config:?}: stderr {:?}",
+                    f.display(),
+                    out.stderr
+                ));
+                continue;
+            }
+            if let Err(e) = snapshot(&f.with_extension("stderr"), &out.stderr) {
+                failures.push(format!("{} {config:?}: {e}", f.display()));
+            }
+            if out.stdout != c.stdout {
+                failures.push(format!(
+                    "{} {config:?}: stdout {:?}, expected {:?}",
+                    f.display(),
+                    out.stdout,
+                    c.stdout
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
