@@ -421,7 +421,9 @@ fn thousands(n: u64) -> String {
     out
 }
 
-/// The `--stats` report (like `+RTS -s`).
+/// The `--stats` report (like `+RTS -s`): the totals; with several PEs,
+/// then the engine (and virtual run time), a table of what each PE did and
+/// the messages sent, by kind.
 pub fn format_stats(s: &Stats) -> String {
     let secs = s.time.as_secs_f64();
     let rate = if secs > 0.0 {
@@ -429,7 +431,7 @@ pub fn format_stats(s: &Stats) -> String {
     } else {
         0.0
     };
-    format!(
+    let mut out = format!(
         "{:>16} reductions ({rate:.1} M/s)\n\
          {:>16} bytes allocated in the heap\n\
          {:>16} bytes copied during GC\n\
@@ -451,5 +453,263 @@ pub fn format_stats(s: &Stats) -> String {
         s.sparks_fizzled,
         s.sparks_overflowed,
         secs,
-    )
+    );
+    if s.per_pe.len() <= 1 {
+        return out;
+    }
+    out.push_str(&format!("ENGINE: {}, {} PEs", s.engine, s.per_pe.len()));
+    if let Some(v) = s.virtual_time {
+        out.push_str(&format!(", virtual time {v:.4}s"));
+    }
+    out.push_str("\n\n");
+    let mut total = PeStats::default();
+    for p in &s.per_pe {
+        total.reductions += p.reductions;
+        total.allocated_bytes += p.allocated_bytes;
+        total.gcs += p.gcs;
+        total.threads += p.threads;
+        total.sparks_created += p.sparks_created;
+        total.sparks_converted += p.sparks_converted;
+        total.sparks_fizzled += p.sparks_fizzled;
+        total.sparks_overflowed += p.sparks_overflowed;
+        total.sparks_exported += p.sparks_exported;
+        total.sparks_imported += p.sparks_imported;
+        total.fish_sent += p.fish_sent;
+        total.fish_forwarded += p.fish_forwarded;
+        total.fish_failed += p.fish_failed;
+        total.fetches += p.fetches;
+        total.busy_s += p.busy_s;
+        total.idle_s += p.idle_s;
+    }
+    // Two header lines: a group above each abbreviated column.
+    let mut rows = vec![
+        cells(&[
+            "", "", "alloc", "", "", "sparks", "sparks", "fish", "", "busy", "idle",
+        ]),
+        cells(&[
+            "PE",
+            "reductions",
+            "MB",
+            "GCs",
+            "threads",
+            "c/v/f/o",
+            "exp/imp",
+            "s/fw/fl",
+            "fetches",
+            "s",
+            "s",
+        ]),
+    ];
+    rows.extend(
+        s.per_pe
+            .iter()
+            .enumerate()
+            .map(|(i, p)| pe_row(i.to_string(), p)),
+    );
+    rows.push(pe_row("total".into(), &total));
+    out.push_str(&columns(&rows, false));
+    out.push('\n');
+    let mut rows = vec![cells(&["MESSAGES", "count", "bytes"])];
+    let (mut count, mut bytes) = (0, 0);
+    for (kind, (c, b)) in &s.messages {
+        rows.push(vec![format!("  {kind}"), thousands(*c), thousands(*b)]);
+        count += c;
+        bytes += b;
+    }
+    rows.push(vec!["  total".into(), thousands(count), thousands(bytes)]);
+    out.push_str(&columns(&rows, true));
+    out
+}
+
+fn cells(xs: &[&str]) -> Vec<String> {
+    xs.iter().map(|x| x.to_string()).collect()
+}
+
+/// One row of the per-PE table.
+fn pe_row(label: String, p: &PeStats) -> Vec<String> {
+    vec![
+        label,
+        thousands(p.reductions),
+        format!("{:.1}", p.allocated_bytes as f64 / 1e6),
+        thousands(p.gcs),
+        thousands(p.threads),
+        format!(
+            "{}/{}/{}/{}",
+            p.sparks_created, p.sparks_converted, p.sparks_fizzled, p.sparks_overflowed
+        ),
+        format!("{}/{}", p.sparks_exported, p.sparks_imported),
+        format!("{}/{}/{}", p.fish_sent, p.fish_forwarded, p.fish_failed),
+        thousands(p.fetches),
+        format!("{:.3}", p.busy_s),
+        format!("{:.3}", p.idle_s),
+    ]
+}
+
+/// Lays `rows` out in columns two spaces apart, right-aligned but for the
+/// first column if `left_first`.
+fn columns(rows: &[Vec<String>], left_first: bool) -> String {
+    let mut widths: Vec<usize> = Vec::new();
+    for row in rows {
+        for (c, cell) in row.iter().enumerate() {
+            let w = cell.chars().count();
+            match widths.get_mut(c) {
+                Some(old) => *old = (*old).max(w),
+                None => widths.push(w),
+            }
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, (cell, &w)) in row.iter().zip(&widths).enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            if c == 0 && left_first {
+                line.push_str(&format!("{cell:<w$}"));
+            } else {
+                line.push_str(&format!("{cell:>w$}"));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_pe_stats() -> Stats {
+        let pe = PeStats {
+            reductions: 12_345_678,
+            allocated_bytes: 987_654_321,
+            gcs: 42,
+            copied_bytes: 1_234_567,
+            peak_heap_bytes: 8_388_608,
+            threads: 7,
+            sparks_created: 100,
+            sparks_converted: 80,
+            sparks_fizzled: 15,
+            sparks_overflowed: 5,
+            busy_s: 1.5,
+            ..PeStats::default()
+        };
+        Stats {
+            reductions: pe.reductions,
+            allocated_bytes: pe.allocated_bytes,
+            gcs: pe.gcs,
+            copied_bytes: pe.copied_bytes,
+            peak_heap_bytes: pe.peak_heap_bytes,
+            max_stack_bytes: 65_536,
+            sparks_created: pe.sparks_created,
+            sparks_fizzled: pe.sparks_fizzled,
+            sparks_converted: pe.sparks_converted,
+            sparks_overflowed: pe.sparks_overflowed,
+            threads: pe.threads,
+            blocked: 0,
+            time: Duration::from_millis(1500),
+            engine: "threads",
+            pes: 1,
+            virtual_time: None,
+            per_pe: vec![pe],
+            messages: Default::default(),
+        }
+    }
+
+    /// The report is the same with one PE as before there were many.
+    #[test]
+    fn one_pe_stats_unchanged() {
+        let expected = "      12,345,678 reductions (8.2 M/s)
+     987,654,321 bytes allocated in the heap
+       1,234,567 bytes copied during GC
+       8,388,608 bytes maximum heap size
+          65,536 bytes maximum stack size
+              42 collections
+               7 threads
+SPARKS: 100 (80 converted, 15 fizzled, 5 overflowed)
+Total time 1.500s
+";
+        let mut s = one_pe_stats();
+        assert_eq!(format_stats(&s), expected);
+        // Messages and a virtual time change nothing on one PE.
+        s.engine = "sim";
+        s.virtual_time = Some(0.25);
+        s.messages.insert("FISH", (3, 72));
+        assert_eq!(format_stats(&s), expected);
+        s.per_pe.clear();
+        assert_eq!(format_stats(&s), expected);
+    }
+
+    #[test]
+    fn many_pe_stats() {
+        let pe = |i: u64| PeStats {
+            reductions: 1_000_000 * (i + 1),
+            allocated_bytes: 2_500_000 * (i + 1),
+            gcs: i,
+            threads: 10 + i,
+            sparks_created: 100 * i,
+            sparks_converted: 50 * i,
+            sparks_fizzled: 3 * i,
+            sparks_overflowed: i,
+            sparks_exported: 7 * i,
+            sparks_imported: 11 * i,
+            fish_sent: 20 + i,
+            fish_forwarded: 30 + i,
+            fish_failed: 5 + i,
+            fetches: 1_000 * i,
+            busy_s: 0.125 * (i + 1) as f64,
+            idle_s: 0.05,
+            ..PeStats::default()
+        };
+        let mut s = one_pe_stats();
+        s.engine = "sim";
+        s.pes = 3;
+        s.virtual_time = Some(0.20244);
+        s.per_pe = (0..3).map(pe).collect();
+        s.messages.insert("FISH", (1_234, 29_616));
+        s.messages.insert("FETCH", (56, 2_688));
+        s.messages.insert("RESUME", (56, 1_234_567));
+        let out = format_stats(&s);
+        let totals = format_stats(&one_pe_stats());
+        assert!(out.starts_with(&totals), "{out}");
+        let rest = &out[totals.len()..];
+        assert!(
+            rest.starts_with("ENGINE: sim, 3 PEs, virtual time 0.2024s\n"),
+            "{out}"
+        );
+        let words = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let lines: Vec<Vec<String>> = rest.lines().map(words).collect();
+        let row = |first: &str| {
+            lines
+                .iter()
+                .find(|l| l.first().map(String::as_str) == Some(first))
+                .unwrap_or_else(|| panic!("no row {first} in\n{out}"))
+                .clone()
+        };
+        let pe_rows = ["0", "1", "2"].map(row);
+        assert_eq!(
+            pe_rows[0],
+            words("0 1,000,000 2.5 0 10 0/0/0/0 0/0 20/30/5 0 0.125 0.050")
+        );
+        assert_eq!(
+            pe_rows[2],
+            words("2 3,000,000 7.5 2 12 200/100/6/2 14/22 22/32/7 2,000 0.375 0.050")
+        );
+        assert!(!lines
+            .iter()
+            .any(|l| l.first().map(String::as_str) == Some("3")));
+        assert_eq!(row("FISH"), words("FISH 1,234 29,616"));
+        assert_eq!(row("FETCH"), words("FETCH 56 2,688"));
+        assert_eq!(row("RESUME"), words("RESUME 56 1,234,567"));
+        // The PEs' total comes first, the messages' total last.
+        assert_eq!(
+            row("total"),
+            words("total 6,000,000 15.0 3 33 300/150/9/3 21/33 63/93/18 3,000 0.750 0.150")
+        );
+        assert_eq!(lines.last().unwrap(), &words("total 1,346 1,266,871"));
+        // Readable in a terminal of 100 columns.
+        assert!(out.lines().all(|l| l.len() <= 100), "{out}");
+    }
 }
