@@ -496,6 +496,17 @@ impl Simp {
                     None,
                 ))
             }
+            // `fromInteger 0 :: Int`: a literal, not a shared thunk.
+            Op::Rt(gph_runtime::code::Prim::IntegerToInt) => match &args[0] {
+                Expr::Lit(Lit::Integer(n)) => {
+                    use num_traits::ToPrimitive;
+                    // Wraps like the primitive (two's complement, low 64 bits).
+                    let m = n % (num_bigint::BigInt::from(1u8) << 64u32);
+                    let w = m.to_i128().map(|x| x as u64 as i64)?;
+                    Some(Expr::Lit(Lit::Int(w)))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }

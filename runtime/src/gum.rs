@@ -27,6 +27,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// Hops a FISH makes before it goes home.
 const FISH_LIFE: u32 = 10;
+/// Sparks looked at when choosing one to send away.
+const SPARK_SCAN: usize = 8;
 
 /// A FETCH that waits for its node.
 #[derive(Clone, Copy, Debug)]
@@ -224,8 +226,12 @@ impl Pe<'_, '_> {
         }
     }
 
-    /// The oldest spark that is still a thunk, unless it is the only work
-    /// this PE has.
+    /// The oldest spark worth sending away, unless it is the only work this
+    /// PE has. Sparks that are no longer thunks fizzle. A spark that needs
+    /// a node under evaluation here (`rnf y` while the main thread
+    /// evaluates `y`) is passed over: its thief would only wait for the
+    /// black hole, and with a flat `parList` it would shadow the main
+    /// thread for ever.
     fn spare_spark(&mut self) -> Option<Ptr> {
         while let Some(&s) = self.sparks.front() {
             let s = self.heap.deref(s);
@@ -239,7 +245,22 @@ impl Pe<'_, '_> {
         if self.sparks.is_empty() || (idle && self.sparks.len() < 2) {
             return None;
         }
-        self.sparks.pop_front().map(|s| self.heap.deref(s))
+        let pick = (0..self.sparks.len().min(SPARK_SCAN))
+            .find(|&i| {
+                let s = self.heap.deref(self.sparks[i]);
+                self.heap.kind(s) == kind::THUNK && !self.waits_for_black_hole(s)
+            })
+            .unwrap_or(0);
+        self.sparks.remove(pick).map(|s| self.heap.deref(s))
+    }
+
+    /// Whether a thunk's free variables include a black hole.
+    fn waits_for_black_hole(&self, s: Ptr) -> bool {
+        let n = crate::heap::h_size(self.heap.hdr(s));
+        (0..n).any(|i| {
+            let f = self.heap.deref(self.heap.field(s, i));
+            self.heap.kind(f) == kind::BLACKHOLE
+        })
     }
 
     /// Rebuilds a packet in the heap (collecting first if need be).

@@ -224,11 +224,7 @@ pub fn run_main_with(
         };
         Ok(pe.spawn(loaded.main_entry, &[m, loaded.unit_node]))
     };
-    let engine = if n == 1 {
-        Engine::Threads
-    } else {
-        config.engine
-    };
+    let engine = config.engine;
     let mut per_pe = Vec::new();
     let result = match engine {
         Engine::Threads if n == 1 => {
