@@ -70,7 +70,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-ghci", action="store_true")
     ap.add_argument("--no-hugs", action="store_true")
-    ap.add_argument("--gph-flags", default="", help="extra flags for `gph run`")
+    ap.add_argument("--gph-flags", default="--pes 1",
+                    help="flags for `gph run` (default: one PE)")
     ap.add_argument("--no-build", action="store_true")
     opts = ap.parse_args()
 

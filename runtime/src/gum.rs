@@ -335,6 +335,7 @@ impl Pe<'_, '_> {
                 let u = self.unpack(&packet)?;
                 self.gum.fish_out = false;
                 self.counters.sparks_imported += 1;
+                self.counters.sparks_converted += 1;
                 self.spawn(self.l.spark_entry, &[u.root]);
                 self.acknowledge(u.moved);
             }
