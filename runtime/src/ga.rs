@@ -144,6 +144,16 @@ impl GaTable {
         }
     }
 
+    /// The weight a slot of ours still holds at home (None for a freed
+    /// slot). With the weights held elsewhere and in flight it makes
+    /// `WHOLE` (read-only; for tests of weight conservation).
+    pub fn owned_weight(&self, slot: u32) -> Option<Weight> {
+        self.owned
+            .get(slot as usize)?
+            .as_ref()
+            .map(|o| Weight(o.weight))
+    }
+
     /// Slots in use (for statistics and tests).
     pub fn owned_count(&self) -> usize {
         self.owned.iter().filter(|o| o.is_some()).count()
