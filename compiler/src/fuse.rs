@@ -31,9 +31,11 @@
 //! inside out (`foldl'` of `zipWith` of `map`).
 
 use crate::core::{Alt, AltCon, Bind, Expr, Program, Var};
-use crate::simplify::{is_atom, mentions_global, occurrences, size, substitute, Renamer};
+use crate::simplify::{
+    is_atom, live_bindings, mentions_global, occurrences, size, substitute, Renamer,
+};
 use gph_syntax::lexer::Sym;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Fusions per top-level binding (each copies a loop body or two).
@@ -262,26 +264,7 @@ fn drop_dead(e: &Expr) -> Expr {
                 Bind::Rec(bs) => {
                     let bs: Vec<(Var, Expr)> =
                         bs.iter().map(|(v, r)| (v.clone(), drop_dead(r))).collect();
-                    let mut live: HashSet<u32> = HashSet::new();
-                    let mut changed = true;
-                    while changed {
-                        changed = false;
-                        for (v, _) in &bs {
-                            if !live.contains(&v.id)
-                                && (occurrences(&body, v.id).0 > 0
-                                    || bs.iter().any(|(w, r)| {
-                                        live.contains(&w.id) && occurrences(r, v.id).0 > 0
-                                    }))
-                            {
-                                live.insert(v.id);
-                                changed = true;
-                            }
-                        }
-                    }
-                    let bs: Vec<(Var, Expr)> = bs
-                        .into_iter()
-                        .filter(|(v, _)| live.contains(&v.id))
-                        .collect();
+                    let bs = live_bindings(bs, &body);
                     if bs.is_empty() {
                         body
                     } else {

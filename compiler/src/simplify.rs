@@ -618,30 +618,7 @@ impl Simp {
                     .map(|(v, r)| (v.clone(), self.expr(r, &env2)))
                     .collect();
                 let body = self.expr(&body, &env2);
-                // Drop bindings nothing uses.
-                let mut live: HashSet<u32> = HashSet::new();
-                let mut changed = true;
-                let uses = |e: &Expr, v: u32| occurrences(e, v).0 > 0;
-                while changed {
-                    changed = false;
-                    for (v, _) in &bs {
-                        if live.contains(&v.id) {
-                            continue;
-                        }
-                        if uses(&body, v.id)
-                            || bs
-                                .iter()
-                                .any(|(w, r)| live.contains(&w.id) && uses(r, v.id))
-                        {
-                            live.insert(v.id);
-                            changed = true;
-                        }
-                    }
-                }
-                let bs: Vec<(Var, Expr)> = bs
-                    .into_iter()
-                    .filter(|(v, _)| live.contains(&v.id))
-                    .collect();
+                let bs = live_bindings(bs, &body);
                 if bs.is_empty() {
                     return body;
                 }
@@ -815,6 +792,31 @@ impl Simp {
         let def = def.map(|d| Box::new(self.expr(d, env)));
         Expr::Case(Box::new(s), b.clone(), alts, def)
     }
+}
+
+/// The bindings of a `letrec` that `body` needs, directly or through the
+/// others (the rest are dead).
+pub(crate) fn live_bindings(bs: Vec<(Var, Expr)>, body: &Expr) -> Vec<(Var, Expr)> {
+    let uses = |e: &Expr, v: u32| occurrences(e, v).0 > 0;
+    let mut live: HashSet<u32> = HashSet::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (v, _) in &bs {
+            if !live.contains(&v.id)
+                && (uses(body, v.id)
+                    || bs
+                        .iter()
+                        .any(|(w, r)| live.contains(&w.id) && uses(r, v.id)))
+            {
+                live.insert(v.id);
+                changed = true;
+            }
+        }
+    }
+    bs.into_iter()
+        .filter(|(v, _)| live.contains(&v.id))
+        .collect()
 }
 
 fn bs_clone(b: &Bind) -> Vec<(Var, Expr)> {

@@ -20,7 +20,7 @@
 
 use crate::ga::{GaTable, GlobalAddr, Weight};
 use crate::grid::PeId;
-use crate::heap::{h_kind, h_size, header, kind, Heap, Ptr};
+use crate::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
 use crate::message::Packet;
 use std::collections::{HashMap, VecDeque};
 
@@ -73,17 +73,8 @@ pub fn pack(
             }));
             continue;
         }
-        let copy = matches!(
-            k,
-            kind::CON
-                | kind::INT
-                | kind::DOUBLE
-                | kind::CHAR
-                | kind::SMALLINT
-                | kind::BIGINT
-                | kind::PAP
-                | kind::STR
-        );
+        // Normal forms and unread string literals are copied.
+        let copy = is_value_kind(k) || k == kind::STR;
         let is_moving_root = move_root && p == root && k == kind::THUNK;
         // (The root always travels whole: a FetchMe would answer a FETCH
         // with itself.)

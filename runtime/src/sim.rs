@@ -61,36 +61,40 @@ pub struct SimTimes {
     pub idle: Vec<f64>,
 }
 
-/// Puts what PE `p` sent (at `now`) on its way.
-#[allow(clippy::too_many_arguments)]
-fn post(
-    pe: &mut Pe,
-    p: usize,
-    now: f64,
-    grid: &Grid,
-    events: &mut BinaryHeap<Event>,
-    seq: &mut u64,
-    last_on_link: &mut HashMap<(u16, u16), f64>,
-    live_messages: &mut usize,
-) {
-    for (to, bytes) in std::mem::take(&mut pe.gum.outbox) {
-        let from = PeId(p as u16);
-        let mut t = now + grid.transit(from, to, bytes.len());
-        let link = last_on_link.entry((from.0, to.0)).or_insert(0.0);
-        t = t.max(*link);
-        *link = t;
-        let fish = bytes.first() == Some(&(crate::message::Kind::Fish as u8));
-        if !fish {
-            *live_messages += 1;
+/// The messages on their way.
+#[derive(Default)]
+struct Mail {
+    events: BinaryHeap<Event>,
+    seq: u64,
+    /// When the last message on each link arrives (links are FIFO).
+    last_on_link: HashMap<(u16, u16), f64>,
+    /// Messages on their way other than FISH (a deadlock is every PE idle
+    /// with only fish swimming).
+    live: usize,
+}
+
+impl Mail {
+    /// Puts what PE `p` sent (at `now`) on its way.
+    fn post(&mut self, pe: &mut Pe, p: usize, now: f64, grid: &Grid) {
+        for (to, bytes) in std::mem::take(&mut pe.gum.outbox) {
+            let from = PeId(p as u16);
+            let mut t = now + grid.transit(from, to, bytes.len());
+            let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
+            t = t.max(*link);
+            *link = t;
+            let fish = bytes.first() == Some(&(crate::message::Kind::Fish as u8));
+            if !fish {
+                self.live += 1;
+            }
+            self.seq += 1;
+            self.events.push(Event {
+                time: t,
+                seq: self.seq,
+                to,
+                fish,
+                bytes,
+            });
         }
-        *seq += 1;
-        events.push(Event {
-            time: t,
-            seq: *seq,
-            to,
-            fish,
-            bytes,
-        });
     }
 }
 
@@ -100,27 +104,13 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
     let n = pes.len();
     let mut clock = vec![0.0f64; n];
     let mut busy = vec![0.0f64; n];
-    let mut events: BinaryHeap<Event> = BinaryHeap::new();
-    let mut seq = 0u64;
-    let mut last_on_link: HashMap<(u16, u16), f64> = HashMap::new();
-    // Messages waiting to be delivered, other than FISH (a deadlock is
-    // every PE idle with only fish swimming).
-    let mut live_messages = 0usize;
+    let mut mail = Mail::default();
     // Every PE but the main one starts idle: it goes fishing at once.
     let mut kick: Vec<usize> = (1..n).collect();
     let result = loop {
         if let Some(p) = kick.pop() {
             let r = pes[p].step(None);
-            post(
-                &mut pes[p],
-                p,
-                clock[p],
-                grid,
-                &mut events,
-                &mut seq,
-                &mut last_on_link,
-                &mut live_messages,
-            );
+            mail.post(&mut pes[p], p, clock[p], grid);
             if let Err(e) = r {
                 break Err(e);
             }
@@ -130,7 +120,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         let worker = (0..n)
             .filter(|&p| pes[p].has_work())
             .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
-        let deliver = match (events.peek(), worker) {
+        let deliver = match (mail.events.peek(), worker) {
             (Some(e), Some(w)) => e.time <= clock[w],
             (Some(_), None) => true,
             (None, Some(_)) => false,
@@ -140,10 +130,10 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
             unreachable!()
         }
         let (p, r) = if deliver {
-            let e = events.pop().unwrap();
+            let e = mail.events.pop().unwrap();
             if !e.fish {
-                live_messages -= 1;
-            } else if live_messages == 0 && (0..n).all(|q| !pes[q].has_work()) {
+                mail.live -= 1;
+            } else if mail.live == 0 && (0..n).all(|q| !pes[q].has_work()) {
                 // Only fish are moving and nobody has work: nothing will
                 // ever update the black holes the threads wait for.
                 break Err(Stop::Error("<<loop>>".into()));
@@ -182,16 +172,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
             });
             (p, r)
         };
-        post(
-            &mut pes[p],
-            p,
-            clock[p],
-            grid,
-            &mut events,
-            &mut seq,
-            &mut last_on_link,
-            &mut live_messages,
-        );
+        mail.post(&mut pes[p], p, clock[p], grid);
         match r {
             Ok(None) => {}
             Ok(Some(v)) => break Ok(v),
