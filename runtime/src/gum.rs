@@ -171,6 +171,19 @@ impl Pe<'_, '_> {
     fn answer_fetch(&mut self, f: BlockedFetch) -> Result<(), Stop> {
         let p = self.heap.deref(f.node);
         let h = self.heap.hdr(p);
+        if f.reply.pe == self.gum.me {
+            // Our own FETCH came back (the node moved here meanwhile): the
+            // FetchMe simply becomes the node.
+            if let Some(fm) = self.ga.owned_node(f.reply.slot) {
+                self.ga.return_weight(f.reply.slot, f.weight);
+                let fm = self.heap.deref(fm);
+                if self.heap.kind(fm) == kind::FETCHME && fm != p {
+                    self.ga.drop_remote(h_info(self.heap.hdr(fm)));
+                    self.update(fm, p);
+                }
+            }
+            return Ok(());
+        }
         match h_kind(h) {
             kind::BLACKHOLE | kind::RBH => {
                 self.heap.mem[p.0 as usize + 1] = 1;
@@ -193,13 +206,13 @@ impl Pe<'_, '_> {
                 self.spawn(self.l.spark_entry, &[p]);
                 self.gum.retry.push(BlockedFetch { node: p, ..f });
             }
-            k => {
+            _ => {
                 let packet = pack::pack(
                     &mut self.heap,
                     &mut self.ga,
                     &self.raised,
                     p,
-                    k == kind::THUNK,
+                    self.tuning.thunks_per_packet,
                     self.tuning.packet_words,
                 );
                 self.send(
@@ -312,7 +325,7 @@ impl Pe<'_, '_> {
                         &mut self.ga,
                         &self.raised,
                         s,
-                        true,
+                        1,
                         self.tuning.packet_words,
                     );
                     self.counters.sparks_exported += 1;
@@ -383,7 +396,16 @@ impl Pe<'_, '_> {
                     }
                     let waiters = self.heap.mem[i + 1] != 0;
                     let size = crate::heap::h_size(self.heap.mem[i]) as u32;
+                    let local = (new.pe == self.gum.me)
+                        .then(|| self.ga.owned_node(new.slot))
+                        .flatten();
                     match self.ga.remote_of(new) {
+                        // The thunk came back here.
+                        _ if local.is_some() => {
+                            self.ga.return_weight(new.slot, w);
+                            self.heap.mem[i] = header(kind::IND, size, 0);
+                            self.heap.mem[i + 1] = local.unwrap().0 as u64;
+                        }
                         Some(r) => {
                             self.ga.add_remote_weight(r, w);
                             let q = self.ga.remote(r).node;

@@ -33,22 +33,22 @@ const RAISE: u64 = 5;
 const FETCHME_WORDS: usize = 4;
 
 /// Packs the graph at `root`. `raised` is the PE's table of error
-/// messages (RAISE nodes carry theirs along). With `move_root`, a thunk root moves (and
-/// becomes an RBH here); otherwise thunks stay behind as FetchMes.
-/// `limit` is the packet size in words (at least a few entries).
+/// messages (RAISE nodes carry theirs along). Up to `thunks` thunks move,
+/// the root first (each becomes an RBH here); the others stay behind as
+/// FetchMes. `limit` is the packet size in words (at least a few entries).
 pub fn pack(
     heap: &mut Heap,
     ga: &mut GaTable,
     raised: &[String],
     root: Ptr,
-    move_root: bool,
+    thunks: usize,
     limit: usize,
 ) -> Packet {
     let mut out: Packet = vec![0];
     let mut index: HashMap<Ptr, u64> = HashMap::new();
     let mut queue: VecDeque<Ptr> = VecDeque::new();
     let root = heap.deref(root);
-    let mut moved = false;
+    let mut moved: Vec<Ptr> = Vec::new();
     index.insert(root, 0);
     queue.push_back(root);
     let mut count = 1u64;
@@ -75,14 +75,14 @@ pub fn pack(
         }
         // Normal forms and unread string literals are copied.
         let copy = is_value_kind(k) || k == kind::STR;
-        let is_moving_root = move_root && p == root && k == kind::THUNK;
+        let is_moving_root = k == kind::THUNK && moved.len() < thunks;
         // (The root always travels whole: a FetchMe would answer a FETCH
         // with itself.)
         if (copy || is_moving_root) && (p == root || room(5 + n, &out, queue.len())) {
             if is_moving_root {
                 let (g, w) = ga.export_local(p);
                 out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);
-                moved = true;
+                moved.push(p);
             } else {
                 out.push(NODE);
             }
@@ -121,9 +121,9 @@ pub fn pack(
         out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
     }
     out[0] = count;
-    if moved {
+    for p in moved {
         // The thunk has left: it is an RBH until the ACK.
-        let i = root.0 as usize;
+        let i = p.0 as usize;
         let size = h_size(heap.mem[i]);
         heap.mem[i] = header(kind::RBH, size as u32, 0);
         for w in &mut heap.mem[i + 1..i + 1 + size] {
@@ -443,7 +443,7 @@ mod tests {
             } else {
                 8 + rng.next(100) as usize
             };
-            let packet = pack(&mut ha, &mut ga, &[], root, false, limit);
+            let packet = pack(&mut ha, &mut ga, &[], root, 0, limit);
             let root_words = 5 + h_size(ha.hdr(ha.deref(root)));
             assert!(packet.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
             let mut hb = heap();
@@ -460,7 +460,7 @@ mod tests {
         let mut ga = GaTable::new(PeId(0));
         let v = alloc(&mut ha, header(kind::INT, 1, 0), &[5]);
         let t = alloc(&mut ha, header(kind::THUNK, 2, 9), &[v.0 as u64, 0]);
-        let packet = pack(&mut ha, &mut ga, &[], t, true, 1024);
+        let packet = pack(&mut ha, &mut ga, &[], t, 1, 1024);
         assert_eq!(ha.kind(t), kind::RBH);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(3));
@@ -484,14 +484,14 @@ mod tests {
         let mut ga = GaTable::new(PeId(0));
         let t = alloc(&mut ha, header(kind::THUNK, 1, 9), &[0]);
         let c = alloc(&mut ha, header(kind::CON, 2, 1), &[t.0 as u64, t.0 as u64]);
-        let p1 = pack(&mut ha, &mut ga, &[], c, false, 1024);
+        let p1 = pack(&mut ha, &mut ga, &[], c, 0, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
         let u = unpack(&mut hb, &mut gb, &mut vec![], &p1).unwrap();
         assert_eq!(gb.remote_count(), 1, "one FetchMe, shared by both fields");
         // Sent back, the FetchMe is the original thunk again, and the
         // weight it carried is home.
-        let p2 = pack(&mut hb, &mut gb, &[], u.root, false, 1024);
+        let p2 = pack(&mut hb, &mut gb, &[], u.root, 0, 1024);
         let u2 = unpack(&mut ha, &mut ga, &mut vec![], &p2).unwrap();
         assert_eq!(ha.field(u2.root, 0), t);
         assert_eq!(ha.field(u2.root, 1), t);

@@ -52,6 +52,9 @@ pub struct Tuning {
     pub thread_limit: usize,
     /// The largest packet, in words.
     pub packet_words: usize,
+    /// Thunks that move with the answer to a FETCH (the fetched one first):
+    /// a lazy list fetched thunk by thunk costs a round trip per cell.
+    pub thunks_per_packet: usize,
 }
 
 impl Default for Tuning {
@@ -63,6 +66,7 @@ impl Default for Tuning {
             initial_heap_words: 1 << 19,
             thread_limit: usize::MAX,
             packet_words: 4096,
+            thunks_per_packet: 8,
         }
     }
 }
