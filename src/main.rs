@@ -219,6 +219,7 @@ fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
                 "bytes_sent": p.bytes_sent,
                 "busy_s": p.busy_s,
                 "idle_s": p.idle_s,
+                "blocked_s": p.blocked_s,
             })
         })
         .collect();

@@ -141,6 +141,8 @@ pub struct PeStats {
     /// Seconds running (threads and messages) and idle (virtual for sim).
     pub busy_s: f64,
     pub idle_s: f64,
+    /// Seconds with nothing to run while threads waited for other PEs.
+    pub blocked_s: f64,
     /// Messages sent, by kind: (count, bytes).
     pub messages: std::collections::BTreeMap<&'static str, (u64, u64)>,
 }
@@ -229,7 +231,7 @@ pub fn run_main_with(
     let result = match engine {
         Engine::Threads if n == 1 => {
             let r = start_main(&mut pe0).and_then(|id| pe0.run(id));
-            per_pe.push(pe_stats(&pe0, start.elapsed().as_secs_f64(), 0.0));
+            per_pe.push(pe_stats(&pe0, [start.elapsed().as_secs_f64(), 0.0, 0.0]));
             r
         }
         Engine::Sim => {
@@ -253,7 +255,10 @@ pub fn run_main_with(
                     let (r, times) = sim::run(&mut pes, &grid, id);
                     stats.virtual_time = Some(times.virtual_time);
                     for (k, pe) in pes.iter().enumerate() {
-                        per_pe.push(pe_stats(pe, times.busy[k], times.idle[k]));
+                        per_pe.push(pe_stats(
+                            pe,
+                            [times.busy[k], times.idle[k], times.blocked[k]],
+                        ));
                     }
                     r
                 }
@@ -280,7 +285,7 @@ pub fn run_main_with(
                                     Ok(()) => threads::run_other(&mut pe, rx, tx, shared),
                                     Err(_) => threads::PeTimes::default(),
                                 };
-                                pe_stats(&pe, times.busy.as_secs_f64(), times.idle.as_secs_f64())
+                                pe_stats(&pe, times.seconds())
                             })
                             .expect("a thread for a PE")
                     })
@@ -294,11 +299,7 @@ pub fn run_main_with(
                         (Err(e), threads::PeTimes::default())
                     }
                 };
-                per_pe.push(pe_stats(
-                    &pe0,
-                    times.busy.as_secs_f64(),
-                    times.idle.as_secs_f64(),
-                ));
+                per_pe.push(pe_stats(&pe0, times.seconds()));
                 let others = handles
                     .into_iter()
                     .map(|h| h.join().expect("a PE thread"))
@@ -365,7 +366,7 @@ fn make_pe<'p, 'io>(
 }
 
 /// The statistics of one PE.
-fn pe_stats(pe: &pe::Pe, busy_s: f64, idle_s: f64) -> PeStats {
+fn pe_stats(pe: &pe::Pe, [busy_s, idle_s, blocked_s]: [f64; 3]) -> PeStats {
     let c = &pe.counters;
     let (messages_sent, bytes_sent) = pe
         .gum
@@ -395,6 +396,7 @@ fn pe_stats(pe: &pe::Pe, busy_s: f64, idle_s: f64) -> PeStats {
         bytes_sent,
         busy_s,
         idle_s,
+        blocked_s,
         messages: pe
             .gum
             .sent
@@ -476,11 +478,12 @@ pub fn format_stats(s: &Stats) -> String {
         total.fetches += p.fetches;
         total.busy_s += p.busy_s;
         total.idle_s += p.idle_s;
+        total.blocked_s += p.blocked_s;
     }
     // Two header lines: a group above each abbreviated column.
     let mut rows = vec![
         cells(&[
-            "", "", "alloc", "", "", "sparks", "sparks", "fish", "", "busy", "idle",
+            "", "", "alloc", "", "", "sparks", "sparks", "fish", "", "busy", "idle", "blkd",
         ]),
         cells(&[
             "PE",
@@ -492,6 +495,7 @@ pub fn format_stats(s: &Stats) -> String {
             "exp/imp",
             "s/fw/fl",
             "fetches",
+            "s",
             "s",
             "s",
         ]),
@@ -538,6 +542,7 @@ fn pe_row(label: String, p: &PeStats) -> Vec<String> {
         thousands(p.fetches),
         format!("{:.3}", p.busy_s),
         format!("{:.3}", p.idle_s),
+        format!("{:.3}", p.blocked_s),
     ]
 }
 
@@ -657,6 +662,7 @@ Total time 1.500s
             fetches: 1_000 * i,
             busy_s: 0.125 * (i + 1) as f64,
             idle_s: 0.05,
+            blocked_s: 0.01,
             ..PeStats::default()
         };
         let mut s = one_pe_stats();
@@ -687,11 +693,11 @@ Total time 1.500s
         let pe_rows = ["0", "1", "2"].map(row);
         assert_eq!(
             pe_rows[0],
-            words("0 1,000,000 2.5 0 10 0/0/0/0 0/0 20/30/5 0 0.125 0.050")
+            words("0 1,000,000 2.5 0 10 0/0/0/0 0/0 20/30/5 0 0.125 0.050 0.010")
         );
         assert_eq!(
             pe_rows[2],
-            words("2 3,000,000 7.5 2 12 200/100/6/2 14/22 22/32/7 2,000 0.375 0.050")
+            words("2 3,000,000 7.5 2 12 200/100/6/2 14/22 22/32/7 2,000 0.375 0.050 0.010")
         );
         assert!(!lines
             .iter()
@@ -702,7 +708,7 @@ Total time 1.500s
         // The PEs' total comes first, the messages' total last.
         assert_eq!(
             row("total"),
-            words("total 6,000,000 15.0 3 33 300/150/9/3 21/33 63/93/18 3,000 0.750 0.150")
+            words("total 6,000,000 15.0 3 33 300/150/9/3 21/33 63/93/18 3,000 0.750 0.150 0.030")
         );
         assert_eq!(lines.last().unwrap(), &words("total 1,346 1,266,871"));
         // Readable in a terminal of 100 columns.

@@ -56,9 +56,11 @@ impl Ord for Event {
 pub struct SimTimes {
     /// The virtual time at which the main thread ended.
     pub virtual_time: f64,
-    /// Per PE: virtual seconds running (threads and messages), and idle.
+    /// Per PE: virtual seconds running (threads and messages), idle, and
+    /// idle while threads waited for other PEs.
     pub busy: Vec<f64>,
     pub idle: Vec<f64>,
+    pub blocked: Vec<f64>,
 }
 
 /// The messages on their way.
@@ -104,6 +106,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
     let n = pes.len();
     let mut clock = vec![0.0f64; n];
     let mut busy = vec![0.0f64; n];
+    let mut blocked = vec![0.0f64; n];
     let mut mail = Mail::default();
     // Every PE but the main one starts idle: it goes fishing at once.
     let mut kick: Vec<usize> = (1..n).collect();
@@ -139,6 +142,9 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
                 break Err(Stop::Error("<<loop>>".into()));
             }
             let p = e.to.0 as usize;
+            if e.time > clock[p] && !pes[p].blocked.is_empty() {
+                blocked[p] += e.time - clock[p];
+            }
             clock[p] = clock[p].max(e.time);
             let cost = MESSAGE_COST + WORD_COST * (e.bytes.len() / 8) as f64;
             clock[p] += cost / grid.speed(e.to);
@@ -180,13 +186,16 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         }
     };
     let end = clock[0];
-    let idle = (0..n).map(|p| (end - busy[p]).max(0.0)).collect();
+    let idle = (0..n)
+        .map(|p| (end - busy[p] - blocked[p]).max(0.0))
+        .collect();
     (
         result,
         SimTimes {
             virtual_time: end,
             busy,
             idle,
+            blocked,
         },
     )
 }

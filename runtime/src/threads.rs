@@ -60,6 +60,15 @@ pub fn channels(n: usize) -> (Vec<Outlet>, Vec<Inbox>) {
 pub struct PeTimes {
     pub busy: Duration,
     pub idle: Duration,
+    /// Idle while threads waited for other PEs.
+    pub blocked: Duration,
+}
+
+impl PeTimes {
+    /// Busy, idle and blocked, in seconds.
+    pub fn seconds(&self) -> [f64; 3] {
+        [self.busy, self.idle, self.blocked].map(|d| d.as_secs_f64())
+    }
 }
 
 fn is_fish(bytes: &[u8]) -> bool {
@@ -119,7 +128,11 @@ impl Node<'_, '_, '_> {
                     self.shared.idle[self.me()].store(true, Ordering::SeqCst);
                     let wait = Instant::now();
                     let r = self.rx.recv_timeout(IDLE_WAIT);
-                    self.times.idle += wait.elapsed();
+                    if self.pe.blocked.is_empty() {
+                        self.times.idle += wait.elapsed();
+                    } else {
+                        self.times.blocked += wait.elapsed();
+                    }
                     match r {
                         Ok(b) => self.handle(b)?,
                         Err(RecvTimeoutError::Timeout) => {}
