@@ -82,6 +82,10 @@ pub(crate) struct MachineOpts {
     /// Most live threads per PE (Grid-GUM's thread limitation).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     thread_limit: Option<u32>,
+    /// A busy PE with fewer sparks than this fishes for more (default 0:
+    /// fish only when idle, as GUM).
+    #[arg(long, value_name = "N")]
+    low_watermark: Option<usize>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -167,6 +171,7 @@ impl MachineOpts {
             grid,
             seed: self.seed,
             thread_limit: self.thread_limit.map(|n| n as usize),
+            low_watermark: self.low_watermark,
             ..Default::default()
         })
     }

@@ -182,7 +182,20 @@ fn shared_lazy_structure_under_stress() {
     let expected = std::fs::read_to_string(file.with_extension("stdout")).unwrap();
     for round in 0..12 {
         let pes = ["2", "4", "8"][round % 3];
-        let out = gph_with(&["run", "--pes", pes, file.to_str().unwrap()], None, &[]);
+        // Half the rounds fish early too (more work moving while busy).
+        let lw = if round % 2 == 0 { "0" } else { "2" };
+        let out = gph_with(
+            &[
+                "run",
+                "--pes",
+                pes,
+                "--low-watermark",
+                lw,
+                file.to_str().unwrap(),
+            ],
+            None,
+            &[],
+        );
         assert_eq!(out.status, Some(0), "round {round}: {}", out.stderr);
         assert_eq!(out.stdout, expected, "round {round} on {pes} PEs");
     }

@@ -50,6 +50,8 @@ pub struct Config {
     pub seed: u64,
     /// Most live threads per PE.
     pub thread_limit: Option<usize>,
+    /// Fish early when fewer sparks than this are left (see `Tuning`).
+    pub low_watermark: Option<usize>,
 }
 
 /// How the PEs run (DESIGN.md "Engines").
@@ -83,6 +85,7 @@ impl Default for Config {
             grid: None,
             seed: 0,
             thread_limit: None,
+            low_watermark: None,
         }
     }
 }
@@ -195,6 +198,9 @@ pub fn run_main_with(
     let mut tuning = tuning.clone();
     if let Some(t) = config.thread_limit {
         tuning.thread_limit = t.max(1);
+    }
+    if let Some(w) = config.low_watermark {
+        tuning.low_watermark = w;
     }
     let new_pe = |io, id| make_pe(&loaded, io, config, &tuning, id, n);
     // The other PEs read nothing and write nowhere (io_here).
