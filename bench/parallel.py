@@ -23,7 +23,9 @@ import subprocess
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import programs
+from programs import PROGDIR, ROOT
+
 
 
 def gph_run(gph, flags, src, args):
@@ -54,16 +56,7 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     opts = ap.parse_args()
 
-    progdir = os.path.join(ROOT, "programs")
-    wanted = opts.programs or sorted(
-        f[:-4] for f in os.listdir(progdir) if f.endswith(".gph"))
-    jobs = []
-    for w in wanted:
-        name, _, args = w.partition("=")
-        if not args:
-            path = os.path.join(progdir, name + ".args")
-            args = open(path).read().strip() if os.path.exists(path) else ""
-        jobs.append((name, args.split()))
+    jobs = programs.jobs(opts.programs)
     if not opts.no_build:
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
     gph = os.path.join(ROOT, "target", "release", "gph")
@@ -74,7 +67,7 @@ def main():
         print(head)
         print("-" * len(head))
         for name, args in jobs:
-            src = os.path.join(progdir, name + ".gph")
+            src = os.path.join(PROGDIR, name + ".gph")
             t = {}
             for n in (1, opts.pes):
                 runs = [gph_run(gph, ["--pes", str(n)], src, args) for _ in range(opts.runs)]
@@ -93,7 +86,7 @@ def main():
         print(head)
         print("-" * len(head))
         for name, args in jobs:
-            src = os.path.join(progdir, name + ".gph")
+            src = os.path.join(PROGDIR, name + ".gph")
             real1, _, _ = gph_run(gph, ["--pes", "1"], src, args)
             cells, base, cost = [], None, None
             for n in pes:

@@ -29,7 +29,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import programs
+from programs import PROGDIR, ROOT
+
 SHIM = os.path.normpath(os.path.join(ROOT, "..", "shared", "ghc-shim"))
 HUGS_SHIM = os.path.join(ROOT, "bench", "hugs-shim")
 TIMEOUT = 600
@@ -75,16 +77,7 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     opts = ap.parse_args()
 
-    progdir = os.path.join(ROOT, "programs")
-    wanted = opts.programs or sorted(
-        f[:-4] for f in os.listdir(progdir) if f.endswith(".gph"))
-    jobs = []
-    for w in wanted:
-        name, _, args = w.partition("=")
-        if not args:
-            path = os.path.join(progdir, name + ".args")
-            args = open(path).read().strip() if os.path.exists(path) else ""
-        jobs.append((name, args.split()))
+    jobs = programs.jobs(opts.programs)
 
     if not opts.no_build:
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
@@ -97,7 +90,7 @@ def main():
     print(header)
     print("-" * len(header))
     for name, args in jobs:
-        src = os.path.join(progdir, name + ".gph")
+        src = os.path.join(PROGDIR, name + ".gph")
         stats_path = tempfile.mktemp(suffix=".json")
         cmd = [gph, "run", *opts.gph_flags.split(), "--stats-json", stats_path, src, "--", *args]
         t_gph, rss, code, out_gph = median_run(cmd, opts.runs)

@@ -144,6 +144,24 @@ fn add_loops(loops: &mut Loops, bs: &[(Var, Expr)]) {
     }
 }
 
+/// The loops bound by the `letrec`s among `lets`.
+fn add_let_loops(loops: &mut Loops, lets: &[Bind]) {
+    for b in lets {
+        if let Bind::Rec(bs) = b {
+            add_loops(loops, bs);
+        }
+    }
+}
+
+impl LoopCall {
+    /// Whether two calls are of the same loop (the same local, or copies
+    /// of the same global).
+    fn same_loop(&self, o: &LoopCall) -> bool {
+        self.var.id == o.var.id
+            || matches!((&self.global, &o.global), (Some((a, _)), Some((b, _))) if a == b)
+    }
+}
+
 /// Whether the loop consumes its parameter `k` (see the module comment).
 fn consumes(lp: &Loop, k: usize) -> bool {
     let Expr::Case(s, b, alts, def) = &lp.body else {
@@ -458,12 +476,7 @@ impl Fuser<'_> {
     }
 
     /// The first loop called at a leaf of `e` other than `c`.
-    fn find_producer(
-        &mut self,
-        e: &Expr,
-        c: (u32, Option<&Sym>),
-        loops: &Loops,
-    ) -> Option<LoopCall> {
+    fn find_producer(&mut self, e: &Expr, c: &LoopCall, loops: &Loops) -> Option<LoopCall> {
         match e {
             Expr::Case(_, _, alts, def) => {
                 for a in alts {
@@ -477,9 +490,7 @@ impl Fuser<'_> {
             Expr::Let(b, body) if matches!(**b, Bind::NonRec(..)) => {
                 self.find_producer(body, c, loops)
             }
-            Expr::App(h, args) => self.loop_call(h, args, loops).filter(|p| {
-                p.var.id != c.0 && (p.global.is_none() || p.global.as_ref().map(|g| &g.0) != c.1)
-            }),
+            Expr::App(h, args) => self.loop_call(h, args, loops).filter(|p| !p.same_loop(c)),
             _ => None,
         }
     }
@@ -498,24 +509,15 @@ impl Fuser<'_> {
             }
             let (lets, arg) = peel_lets(&c.args[k]);
             let mut inner = loops.clone();
-            for b in &lets {
-                if let Bind::Rec(bs) = b {
-                    add_loops(&mut inner, bs);
-                }
-            }
-            let cg = c.global.as_ref().map(|g| &g.0);
-            let Some(p) = self.find_producer(arg, (c.var.id, cg), &inner) else {
+            add_let_loops(&mut inner, &lets);
+            let Some(p) = self.find_producer(arg, &c, &inner) else {
                 continue;
             };
             let arg = arg.clone();
             if let Some((lets, site)) = self.fuse(c.clone(), k, p, lets, &arg) {
                 self.fuel -= 1;
                 // The fused loop may itself consume another producer.
-                for b in &lets {
-                    if let Bind::Rec(bs) = b {
-                        add_loops(&mut inner, bs);
-                    }
-                }
+                add_let_loops(&mut inner, &lets);
                 let site = self.expr(&site, &inner);
                 return wrap_lets(lets, site);
             }

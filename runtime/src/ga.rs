@@ -47,15 +47,67 @@ pub struct Remote {
     pub node: Ptr,
 }
 
+/// A table whose freed entries are reused, so indices stay small and an
+/// entry keeps its index for as long as it lives.
+struct Slots<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Slots<T> {
+    fn new() -> Self {
+        Slots {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    fn insert(&mut self, x: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(x);
+                i
+            }
+            None => {
+                self.items.push(Some(x));
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    fn get(&self, i: u32) -> Option<&T> {
+        self.items.get(i as usize)?.as_ref()
+    }
+
+    fn get_mut(&mut self, i: u32) -> Option<&mut T> {
+        self.items.get_mut(i as usize)?.as_mut()
+    }
+
+    fn remove(&mut self, i: u32) -> Option<T> {
+        let x = self.items.get_mut(i as usize)?.take()?;
+        self.free.push(i);
+        Some(x)
+    }
+
+    fn len(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| Some((i as u32, x.as_ref()?)))
+    }
+}
+
 /// The global-address tables of one PE.
 pub struct GaTable {
     me: PeId,
-    owned: Vec<Option<Owned>>,
-    free_owned: Vec<u32>,
+    owned: Slots<Owned>,
     /// The preferred slot of each globalised local node (rebuilt after GC).
     by_node: HashMap<Ptr, u32>,
-    remote: Vec<Option<Remote>>,
-    free_remote: Vec<u32>,
+    remote: Slots<Remote>,
     by_ga: HashMap<GlobalAddr, u32>,
     /// Weights to send home (FREE), collected until the PE sends them.
     pub to_free: Vec<(GlobalAddr, Weight)>,
@@ -65,11 +117,9 @@ impl GaTable {
     pub fn new(me: PeId) -> GaTable {
         GaTable {
             me,
-            owned: Vec::new(),
-            free_owned: Vec::new(),
+            owned: Slots::new(),
             by_node: HashMap::new(),
-            remote: Vec::new(),
-            free_remote: Vec::new(),
+            remote: Slots::new(),
             by_ga: HashMap::new(),
             to_free: Vec::new(),
         }
@@ -79,33 +129,21 @@ impl GaTable {
         self.me
     }
 
-    fn new_slot(&mut self, node: Ptr) -> u32 {
-        let o = Owned {
-            ptr: node,
-            weight: WHOLE.0,
-        };
-        let slot = match self.free_owned.pop() {
-            Some(s) => {
-                self.owned[s as usize] = Some(o);
-                s
-            }
-            None => {
-                self.owned.push(Some(o));
-                (self.owned.len() - 1) as u32
-            }
-        };
-        self.by_node.insert(node, slot);
-        slot
-    }
-
     /// A reference to the local `node` for another PE: its global address
     /// (made if need be) with half of the weight left at home.
     pub fn export_local(&mut self, node: Ptr) -> (GlobalAddr, Weight) {
         let slot = match self.by_node.get(&node) {
-            Some(&s) if self.owned[s as usize].as_ref().unwrap().weight >= MIN_SPLIT => s,
-            _ => self.new_slot(node),
+            Some(&s) if self.owned.get(s).unwrap().weight >= MIN_SPLIT => s,
+            _ => {
+                let s = self.owned.insert(Owned {
+                    ptr: node,
+                    weight: WHOLE.0,
+                });
+                self.by_node.insert(node, s);
+                s
+            }
         };
-        let o = self.owned[slot as usize].as_mut().unwrap();
+        let o = self.owned.get_mut(slot).unwrap();
         let half = o.weight / 2;
         o.weight -= half;
         (GlobalAddr { pe: self.me, slot }, Weight(half))
@@ -113,31 +151,18 @@ impl GaTable {
 
     /// The node a slot of ours names (None for a freed slot).
     pub fn owned_node(&self, slot: u32) -> Option<Ptr> {
-        self.owned.get(slot as usize)?.as_ref().map(|o| o.ptr)
-    }
-
-    /// Points a slot at another node (an RBH became a FetchMe, a FetchMe
-    /// was updated ...).
-    pub fn set_owned_node(&mut self, slot: u32, node: Ptr) {
-        if let Some(Some(o)) = self.owned.get_mut(slot as usize) {
-            if self.by_node.get(&o.ptr) == Some(&slot) {
-                self.by_node.remove(&o.ptr);
-            }
-            o.ptr = node;
-            self.by_node.insert(node, slot);
-        }
+        self.owned.get(slot).map(|o| o.ptr)
     }
 
     /// Weight coming home to one of our slots; a whole slot is freed.
     pub fn return_weight(&mut self, slot: u32, w: Weight) {
-        let Some(Some(o)) = self.owned.get_mut(slot as usize) else {
+        let Some(o) = self.owned.get_mut(slot) else {
             return;
         };
         o.weight += w.0;
         if o.weight >= WHOLE.0 {
             let ptr = o.ptr;
-            self.owned[slot as usize] = None;
-            self.free_owned.push(slot);
+            self.owned.remove(slot);
             if self.by_node.get(&ptr) == Some(&slot) {
                 self.by_node.remove(&ptr);
             }
@@ -148,15 +173,12 @@ impl GaTable {
     /// slot). With the weights held elsewhere and in flight it makes
     /// `WHOLE` (read-only; for tests of weight conservation).
     pub fn owned_weight(&self, slot: u32) -> Option<Weight> {
-        self.owned
-            .get(slot as usize)?
-            .as_ref()
-            .map(|o| Weight(o.weight))
+        self.owned.get(slot).map(|o| Weight(o.weight))
     }
 
     /// Slots in use (for statistics and tests).
     pub fn owned_count(&self) -> usize {
-        self.owned.iter().filter(|o| o.is_some()).count()
+        self.owned.len()
     }
 
     /// The FETCHME entry already held for `ga`, if any.
@@ -166,36 +188,45 @@ impl GaTable {
 
     /// Records a remote reference held by the FETCHME `node`; returns its index.
     pub fn add_remote(&mut self, ga: GlobalAddr, weight: Weight, node: Ptr) -> u32 {
-        let r = Remote { ga, weight, node };
-        let i = match self.free_remote.pop() {
-            Some(i) => {
-                self.remote[i as usize] = Some(r);
-                i
-            }
-            None => {
-                self.remote.push(Some(r));
-                (self.remote.len() - 1) as u32
-            }
-        };
+        let i = self.remote.insert(Remote { ga, weight, node });
         self.by_ga.insert(ga, i);
         i
     }
 
+    /// A reference `ga` with weight `w` arrives here (in a packet, an ACK):
+    /// the node it stands for when this PE knows one (its own node, whose
+    /// slot gets the weight back, or the FETCHME it already holds, which
+    /// gets the weight), or None when it is new here (the caller makes a
+    /// FETCHME and [`GaTable::add_remote`]s it).
+    pub fn arrive(&mut self, ga: GlobalAddr, w: Weight) -> Result<Option<Ptr>, String> {
+        if ga.pe == self.me {
+            let node = self
+                .owned_node(ga.slot)
+                .ok_or("a reference to a freed global address")?;
+            self.return_weight(ga.slot, w);
+            return Ok(Some(node));
+        }
+        Ok(self.remote_of(ga).map(|i| {
+            self.add_remote_weight(i, w);
+            self.remote(i).node
+        }))
+    }
+
     /// More weight for a remote reference we already hold.
     pub fn add_remote_weight(&mut self, i: u32, w: Weight) {
-        if let Some(Some(r)) = self.remote.get_mut(i as usize) {
+        if let Some(r) = self.remote.get_mut(i) {
             r.weight.0 += w.0;
         }
     }
 
     pub fn remote(&self, i: u32) -> &Remote {
-        self.remote[i as usize].as_ref().expect("live remote entry")
+        self.remote.get(i).expect("live remote entry")
     }
 
     /// Half of a held remote reference's weight, to pass it on; None when
     /// too little is left (the caller globalises its FETCHME instead).
     pub fn split_remote(&mut self, i: u32) -> Option<(GlobalAddr, Weight)> {
-        let r = self.remote[i as usize].as_mut()?;
+        let r = self.remote.get_mut(i)?;
         if r.weight.0 < MIN_SPLIT {
             return None;
         }
@@ -207,22 +238,21 @@ impl GaTable {
     /// The FETCHME `i` no longer stands for its address (it was updated):
     /// its weight goes home.
     pub fn drop_remote(&mut self, i: u32) {
-        if let Some(r) = self.remote.get_mut(i as usize).and_then(Option::take) {
+        if let Some(r) = self.remote.remove(i) {
             self.by_ga.remove(&r.ga);
-            self.free_remote.push(i);
             self.to_free.push((r.ga, r.weight));
         }
     }
 
     pub fn remote_count(&self) -> usize {
-        self.remote.iter().filter(|r| r.is_some()).count()
+        self.remote.len()
     }
 
     // ------------------------------------------------------------ GC
 
     /// Every owned slot is a root (someone elsewhere may refer to it).
     pub fn roots_mut(&mut self, mut f: impl FnMut(&mut Ptr)) {
-        for o in self.owned.iter_mut().flatten() {
+        for o in self.owned.items.iter_mut().flatten() {
             f(&mut o.ptr);
         }
     }
@@ -231,19 +261,14 @@ impl GaTable {
     /// weight back; the others follow their node (`moved` gives a node's
     /// new address if it survived). The node index is rebuilt.
     pub fn after_gc(&mut self, moved: impl Fn(Ptr) -> Option<Ptr>) {
-        for i in 0..self.remote.len() {
-            let Some(r) = &self.remote[i] else { continue };
-            match moved(r.node) {
-                Some(p) => self.remote[i].as_mut().unwrap().node = p,
-                None => self.drop_remote(i as u32),
+        let entries: Vec<(u32, Ptr)> = self.remote.iter().map(|(i, r)| (i, r.node)).collect();
+        for (i, node) in entries {
+            match moved(node) {
+                Some(p) => self.remote.get_mut(i).unwrap().node = p,
+                None => self.drop_remote(i),
             }
         }
-        self.by_node.clear();
-        for (s, o) in self.owned.iter().enumerate() {
-            if let Some(o) = o {
-                self.by_node.insert(o.ptr, s as u32);
-            }
-        }
+        self.by_node = self.owned.iter().map(|(s, o)| (o.ptr, s)).collect();
     }
 }
 
@@ -252,10 +277,7 @@ mod tests {
     use super::*;
 
     fn total(t: &GaTable, slot: u32, out: &[Weight]) -> u64 {
-        t.owned[slot as usize]
-            .as_ref()
-            .map_or(WHOLE.0, |o| o.weight)
-            + out.iter().map(|w| w.0).sum::<u64>()
+        t.owned_weight(slot).map_or(WHOLE.0, |w| w.0) + out.iter().map(|w| w.0).sum::<u64>()
     }
 
     #[test]

@@ -174,14 +174,7 @@ impl Pe<'_, '_> {
         if f.reply.pe == self.gum.me {
             // Our own FETCH came back (the node moved here meanwhile): the
             // FetchMe simply becomes the node.
-            if let Some(fm) = self.ga.owned_node(f.reply.slot) {
-                self.ga.return_weight(f.reply.slot, f.weight);
-                let fm = self.heap.deref(fm);
-                if self.heap.kind(fm) == kind::FETCHME && fm != p {
-                    self.ga.drop_remote(h_info(self.heap.hdr(fm)));
-                    self.update(fm, p);
-                }
-            }
+            self.answered(f.reply.slot, f.weight, p);
             return Ok(());
         }
         match h_kind(h) {
@@ -226,6 +219,22 @@ impl Pe<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
+    /// `reply` slot (which gets its `weight` back) becomes `v`, waking its
+    /// threads. False when the slot is not ours any more.
+    fn answered(&mut self, reply: u32, weight: Weight, v: Ptr) -> bool {
+        let Some(node) = self.ga.owned_node(reply) else {
+            return false;
+        };
+        self.ga.return_weight(reply, weight);
+        let f = self.heap.deref(node);
+        if self.heap.kind(f) == kind::FETCHME && f != v {
+            self.ga.drop_remote(h_info(self.heap.hdr(f)));
+            self.update(f, v);
+        }
+        true
     }
 
     /// An idle PE looks for work (one FISH out at a time).
@@ -310,6 +319,42 @@ impl Pe<'_, '_> {
         }
     }
 
+    /// The ACK for a thunk we sent: its RBH (our `slot`) now stands for
+    /// the thunk at `new`, of which we get weight `w`. Threads and FETCHes
+    /// waiting on the RBH go on (to fetch it from there).
+    fn thunk_moved(&mut self, slot: u32, new: GlobalAddr, w: Weight) -> Result<(), Stop> {
+        let Some(node) = self.ga.owned_node(slot) else {
+            return Ok(());
+        };
+        let p = self.heap.deref(node);
+        let i = p.0 as usize;
+        if h_kind(self.heap.mem[i]) != kind::RBH {
+            return Ok(());
+        }
+        let waiters = self.heap.mem[i + 1] != 0;
+        let size = crate::heap::h_size(self.heap.mem[i]) as u32;
+        let known = self
+            .ga
+            .arrive(new, w)
+            .map_err(|e| Stop::Error(format!("internal error: {e}")))?;
+        match known {
+            // Back here, or a node we hold a FetchMe for already.
+            Some(q) => {
+                self.heap.mem[i] = header(kind::IND, size, 0);
+                self.heap.mem[i + 1] = q.0 as u64;
+            }
+            None => {
+                let r = self.ga.add_remote(new, w, p);
+                self.heap.mem[i] = header(kind::FETCHME, size, r);
+                self.heap.mem[i + 1] = 0;
+            }
+        }
+        if waiters {
+            self.wake(p);
+        }
+        Ok(())
+    }
+
     /// Handles a message from another PE.
     pub fn receive(&mut self, bytes: &[u8]) -> Result<(), Stop> {
         let m = Message::decode(bytes).map_err(|e| Stop::Error(format!("internal error: {e}")))?;
@@ -373,54 +418,16 @@ impl Pe<'_, '_> {
             } => {
                 // (Unpacking may collect: look the FetchMe up afterwards.)
                 let u = self.unpack(&packet)?;
-                let node = self.ga.owned_node(reply).ok_or_else(|| {
-                    Stop::Error("internal error: a RESUME for a freed address".into())
-                })?;
-                self.ga.return_weight(reply, weight);
-                let f = self.heap.deref(node);
-                if self.heap.kind(f) == kind::FETCHME {
-                    self.ga.drop_remote(h_info(self.heap.hdr(f)));
-                    self.update(f, u.root);
+                if !self.answered(reply, weight, u.root) {
+                    return Err(Stop::Error(
+                        "internal error: a RESUME for a freed address".into(),
+                    ));
                 }
                 self.acknowledge(u.moved);
             }
             Message::Ack { moved } => {
                 for (slot, new, w) in moved {
-                    let Some(node) = self.ga.owned_node(slot) else {
-                        continue;
-                    };
-                    let p = self.heap.deref(node);
-                    let i = p.0 as usize;
-                    if h_kind(self.heap.mem[i]) != kind::RBH {
-                        continue;
-                    }
-                    let waiters = self.heap.mem[i + 1] != 0;
-                    let size = crate::heap::h_size(self.heap.mem[i]) as u32;
-                    let local = (new.pe == self.gum.me)
-                        .then(|| self.ga.owned_node(new.slot))
-                        .flatten();
-                    match self.ga.remote_of(new) {
-                        // The thunk came back here.
-                        _ if local.is_some() => {
-                            self.ga.return_weight(new.slot, w);
-                            self.heap.mem[i] = header(kind::IND, size, 0);
-                            self.heap.mem[i + 1] = local.unwrap().0 as u64;
-                        }
-                        Some(r) => {
-                            self.ga.add_remote_weight(r, w);
-                            let q = self.ga.remote(r).node;
-                            self.heap.mem[i] = header(kind::IND, size, 0);
-                            self.heap.mem[i + 1] = q.0 as u64;
-                        }
-                        None => {
-                            let r = self.ga.add_remote(new, w, p);
-                            self.heap.mem[i] = header(kind::FETCHME, size, r);
-                            self.heap.mem[i + 1] = 0;
-                        }
-                    }
-                    if waiters {
-                        self.wake(p);
-                    }
+                    self.thunk_moved(slot, new, w)?;
                 }
             }
             Message::Free { weights } => {

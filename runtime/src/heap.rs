@@ -170,6 +170,24 @@ impl Heap {
         }
     }
 
+    /// Words a node with header `h` takes (at least one payload word, so
+    /// that an indirection or a black hole fits over it).
+    pub fn node_words(h: u64) -> usize {
+        1 + h_size(h).max(1)
+    }
+
+    /// A node with header `h` and `payload` (the rest zero), or None when
+    /// the space is not there (outside the reducer, which bump-allocates).
+    pub fn alloc_node(&mut self, h: u64, payload: &[u64]) -> Option<Ptr> {
+        let n = Heap::node_words(h);
+        let p = self.try_alloc(n)?;
+        let i = p.0 as usize;
+        self.mem[i] = h;
+        self.mem[i + 1..i + n].fill(0);
+        self.mem[i + 1..i + 1 + payload.len()].copy_from_slice(payload);
+        Some(p)
+    }
+
     #[inline(always)]
     pub fn hdr(&self, p: Ptr) -> u64 {
         self.mem[p.0 as usize]

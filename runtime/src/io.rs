@@ -21,6 +21,8 @@ pub struct Io<'a> {
     semi_closed: bool,
     pub args: Vec<String>,
     pub prog_name: String,
+    /// False on the PEs other than the main one: they have no outside world.
+    reachable: bool,
 }
 
 impl<'a> Io<'a> {
@@ -42,10 +44,35 @@ impl<'a> Io<'a> {
             semi_closed: false,
             args,
             prog_name,
+            reachable: true,
+        }
+    }
+
+    /// The outside world of a PE other than the main one: none. Reading or
+    /// writing is an internal error (only the main thread does input and
+    /// output, and it runs on PE 0).
+    pub fn elsewhere() -> Io<'a> {
+        let mut io = Io::new(
+            Box::leak(Box::new(std::io::sink())),
+            false,
+            Box::leak(Box::new(std::io::empty())),
+            Vec::new(),
+            String::new(),
+        );
+        io.reachable = false;
+        io
+    }
+
+    fn check_reachable(&self) -> Result<(), String> {
+        if self.reachable {
+            Ok(())
+        } else {
+            Err("internal error: input/output on a PE other than the main one".into())
         }
     }
 
     pub fn put_str(&mut self, s: &str) -> Result<(), String> {
+        self.check_reachable()?;
         self.obuf.extend_from_slice(s.as_bytes());
         if self.obuf.len() >= OUT_BLOCK || (self.line_buffered && s.contains('\n')) {
             self.flush()?;
@@ -101,6 +128,7 @@ impl<'a> Io<'a> {
     }
 
     pub fn get_char(&mut self) -> Result<char, String> {
+        self.check_reachable()?;
         if self.semi_closed {
             return Err("<stdin>: hGetChar: illegal operation (handle is semi-closed)".into());
         }
@@ -116,6 +144,7 @@ impl<'a> Io<'a> {
     }
 
     pub fn get_line(&mut self) -> Result<String, String> {
+        self.check_reachable()?;
         if self.semi_closed {
             return Err("<stdin>: hGetLine: illegal operation (handle is semi-closed)".into());
         }
@@ -140,8 +169,10 @@ impl<'a> Io<'a> {
     }
 
     /// getContents: stdin becomes semi-closed.
-    pub fn semi_close(&mut self) {
+    pub fn semi_close(&mut self) -> Result<(), String> {
+        self.check_reachable()?;
         self.semi_closed = true;
+        Ok(())
     }
 
     /// The next piece of the lazy stdin string; None at end of input.

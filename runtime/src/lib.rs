@@ -203,16 +203,6 @@ pub fn run_main_with(
         tuning.low_watermark = w;
     }
     let new_pe = |io, id| make_pe(&loaded, io, config, &tuning, id, n);
-    // The other PEs read nothing and write nowhere (io_here).
-    let quiet_io = || {
-        io::Io::new(
-            Box::leak(Box::new(std::io::sink())),
-            false,
-            Box::leak(Box::new(std::io::empty())),
-            Vec::new(),
-            String::new(),
-        )
-    };
     let io = io::Io::new(
         out,
         line_buffered,
@@ -250,7 +240,7 @@ pub fn run_main_with(
             };
             let mut pes = vec![pe0];
             for k in 1..n {
-                pes.push(new_pe(quiet_io(), k as u16));
+                pes.push(new_pe(io::Io::elsewhere(), k as u16));
             }
             let ready = pes[1..]
                 .iter_mut()
@@ -280,13 +270,18 @@ pub fn run_main_with(
                 let handles: Vec<_> = (1..n)
                     .map(|k| {
                         let (rx, tx, shared) = (&rx[k], &tx, &shared);
-                        let quiet_io = &quiet_io;
                         let (loaded, tuning) = (&loaded, &tuning);
                         std::thread::Builder::new()
                             .stack_size(64 << 20)
                             .spawn_scoped(s, move || {
-                                let mut pe =
-                                    make_pe(loaded, quiet_io(), config, tuning, k as u16, n);
+                                let mut pe = make_pe(
+                                    loaded,
+                                    io::Io::elsewhere(),
+                                    config,
+                                    tuning,
+                                    k as u16,
+                                    n,
+                                );
                                 let times = match pe.init_cafs() {
                                     Ok(()) => threads::run_other(&mut pe, rx, tx, shared),
                                     Err(_) => threads::PeTimes::default(),
@@ -328,27 +323,59 @@ pub fn run_main_with(
     stats.engine = engine.name();
     stats.pes = n;
     stats.max_stack_bytes = 4 * pe0.counters.max_stack_words;
-    for p in &per_pe {
-        stats.reductions += p.reductions;
-        stats.allocated_bytes += p.allocated_bytes;
-        stats.gcs += p.gcs;
-        stats.copied_bytes += p.copied_bytes;
-        stats.peak_heap_bytes = stats.peak_heap_bytes.max(p.peak_heap_bytes);
-        stats.sparks_created += p.sparks_created;
-        stats.sparks_fizzled += p.sparks_fizzled;
-        stats.sparks_converted += p.sparks_converted;
-        stats.sparks_overflowed += p.sparks_overflowed;
-        stats.threads += p.threads;
-        stats.blocked += p.blocked;
-        for (k, (c, b)) in &p.messages {
-            let e = stats.messages.entry(k).or_default();
-            e.0 += c;
-            e.1 += b;
-        }
-    }
+    let total = PeStats::sum(&per_pe);
+    stats.reductions = total.reductions;
+    stats.allocated_bytes = total.allocated_bytes;
+    stats.gcs = total.gcs;
+    stats.copied_bytes = total.copied_bytes;
+    stats.peak_heap_bytes = total.peak_heap_bytes;
+    stats.sparks_created = total.sparks_created;
+    stats.sparks_fizzled = total.sparks_fizzled;
+    stats.sparks_converted = total.sparks_converted;
+    stats.sparks_overflowed = total.sparks_overflowed;
+    stats.threads = total.threads;
+    stats.blocked = total.blocked;
+    stats.messages = total.messages;
     stats.per_pe = per_pe;
     stats.time = start.elapsed();
     (exit, stats)
+}
+
+impl PeStats {
+    /// The PEs together: counts and times added, the largest heap.
+    pub fn sum(pes: &[PeStats]) -> PeStats {
+        let mut t = PeStats::default();
+        for p in pes {
+            t.reductions += p.reductions;
+            t.allocated_bytes += p.allocated_bytes;
+            t.gcs += p.gcs;
+            t.copied_bytes += p.copied_bytes;
+            t.peak_heap_bytes = t.peak_heap_bytes.max(p.peak_heap_bytes);
+            t.threads += p.threads;
+            t.blocked += p.blocked;
+            t.sparks_created += p.sparks_created;
+            t.sparks_converted += p.sparks_converted;
+            t.sparks_fizzled += p.sparks_fizzled;
+            t.sparks_overflowed += p.sparks_overflowed;
+            t.sparks_exported += p.sparks_exported;
+            t.sparks_imported += p.sparks_imported;
+            t.fish_sent += p.fish_sent;
+            t.fish_forwarded += p.fish_forwarded;
+            t.fish_failed += p.fish_failed;
+            t.fetches += p.fetches;
+            t.messages_sent += p.messages_sent;
+            t.bytes_sent += p.bytes_sent;
+            t.busy_s += p.busy_s;
+            t.idle_s += p.idle_s;
+            t.blocked_s += p.blocked_s;
+            for (k, (c, b)) in &p.messages {
+                let e = t.messages.entry(k).or_default();
+                e.0 += c;
+                e.1 += b;
+            }
+        }
+        t
+    }
 }
 
 fn make_pe<'p, 'io>(
@@ -466,26 +493,7 @@ pub fn format_stats(s: &Stats) -> String {
         out.push_str(&format!(", virtual time {v:.4}s"));
     }
     out.push_str("\n\n");
-    let mut total = PeStats::default();
-    for p in &s.per_pe {
-        total.reductions += p.reductions;
-        total.allocated_bytes += p.allocated_bytes;
-        total.gcs += p.gcs;
-        total.threads += p.threads;
-        total.sparks_created += p.sparks_created;
-        total.sparks_converted += p.sparks_converted;
-        total.sparks_fizzled += p.sparks_fizzled;
-        total.sparks_overflowed += p.sparks_overflowed;
-        total.sparks_exported += p.sparks_exported;
-        total.sparks_imported += p.sparks_imported;
-        total.fish_sent += p.fish_sent;
-        total.fish_forwarded += p.fish_forwarded;
-        total.fish_failed += p.fish_failed;
-        total.fetches += p.fetches;
-        total.busy_s += p.busy_s;
-        total.idle_s += p.idle_s;
-        total.blocked_s += p.blocked_s;
-    }
+    let total = PeStats::sum(&s.per_pe);
     // Two header lines: a group above each abbreviated column.
     let mut rows = vec![
         cells(&[

@@ -75,11 +75,11 @@ pub fn pack(
         }
         // Normal forms and unread string literals are copied.
         let copy = is_value_kind(k) || k == kind::STR;
-        let is_moving_root = k == kind::THUNK && moved.len() < thunks;
+        let moves = k == kind::THUNK && moved.len() < thunks;
         // (The root always travels whole: a FetchMe would answer a FETCH
         // with itself.)
-        if (copy || is_moving_root) && (p == root || room(5 + n, &out, queue.len())) {
-            if is_moving_root {
+        if (copy || moves) && (p == root || room(5 + n, &out, queue.len())) {
+            if moves {
                 let (g, w) = ga.export_local(p);
                 out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);
                 moved.push(p);
@@ -223,11 +223,13 @@ pub fn unpack_words(p: &[u64]) -> Result<usize, String> {
         .iter()
         .map(|e| match e {
             Entry::Static(_) => 0,
-            Entry::Node { h, .. } | Entry::Thunk { h, .. } => 1 + h_size(*h).max(1),
+            Entry::Node { h, .. } | Entry::Thunk { h, .. } => Heap::node_words(*h),
             Entry::FetchMe { .. } | Entry::Raise(_) => 2,
         })
         .sum())
 }
+
+const NO_ROOM: &str = "no room to unpack (unpack_words was not ensured)";
 
 /// What unpacking produced.
 pub struct Unpacked {
@@ -247,7 +249,6 @@ pub fn unpack(
     p: &[u64],
 ) -> Result<Unpacked, String> {
     let es = entries(p)?;
-    let me = ga.me();
     let mut ptrs = Vec::with_capacity(es.len());
     let mut moved = Vec::new();
     for e in &es {
@@ -259,34 +260,22 @@ pub fn unpack(
                 *q
             }
             Entry::Node { h, .. } | Entry::Thunk { h, .. } => {
-                let size = h_size(*h);
-                let q = heap.try_alloc(1 + size.max(1)).ok_or("no room to unpack")?;
-                heap.mem[q.0 as usize] = *h;
-                heap.mem[q.0 as usize + 1] = 0;
-                q
+                heap.alloc_node(*h, &[]).ok_or(NO_ROOM)?
             }
             Entry::Raise(msg) => {
-                let q = heap.try_alloc(2).ok_or("no room to unpack")?;
-                heap.mem[q.0 as usize] = header(kind::RAISE, 1, raised.len() as u32);
-                heap.mem[q.0 as usize + 1] = 0;
+                let h = header(kind::RAISE, 1, raised.len() as u32);
                 raised.push(msg.clone());
-                q
+                heap.alloc_node(h, &[]).ok_or(NO_ROOM)?
             }
             Entry::FetchMe { ga: g, weight } => {
-                if g.pe == me {
-                    let node = ga
-                        .owned_node(g.slot)
-                        .ok_or("a packet names a freed global address")?;
-                    ga.return_weight(g.slot, *weight);
+                if let Some(node) = ga.arrive(*g, *weight)? {
                     node
-                } else if let Some(i) = ga.remote_of(*g) {
-                    ga.add_remote_weight(i, *weight);
-                    ga.remote(i).node
                 } else {
-                    let q = heap.try_alloc(2).ok_or("no room to unpack")?;
+                    let q = heap
+                        .alloc_node(header(kind::FETCHME, 1, 0), &[])
+                        .ok_or(NO_ROOM)?;
                     let i = ga.add_remote(*g, *weight, q);
                     heap.mem[q.0 as usize] = header(kind::FETCHME, 1, i);
-                    heap.mem[q.0 as usize + 1] = 0;
                     q
                 }
             }
@@ -347,13 +336,7 @@ mod tests {
     }
 
     fn alloc(h: &mut Heap, hdr: u64, words: &[u64]) -> Ptr {
-        let p = h.try_alloc(1 + words.len().max(1)).unwrap();
-        h.mem[p.0 as usize] = hdr;
-        h.mem[p.0 as usize + 1] = 0;
-        for (i, w) in words.iter().enumerate() {
-            h.mem[p.0 as usize + 1 + i] = *w;
-        }
-        p
+        h.alloc_node(hdr, words).unwrap()
     }
 
     /// A random graph of constructors, Ints, thunks and static nodes, with

@@ -6,7 +6,7 @@
 use crate::ga::GaTable;
 use crate::grid::PeId;
 use crate::gum::Gum;
-use crate::heap::{h_info, h_kind, header, is_value_kind, kind, Heap, Ptr};
+use crate::heap::{h_info, h_kind, header, kind, Heap, Ptr};
 use crate::io::Io;
 use crate::load::Loaded;
 use crate::thread::{State, Thread};
@@ -175,15 +175,6 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.gum = Gum::new(id, npes, seed);
     }
 
-    /// Only the main PE talks to the outside world.
-    pub fn io_here(&self) -> Result<(), Stop> {
-        if self.id == PeId(0) {
-            Ok(())
-        } else {
-            err(format!("internal error: input/output on PE {}", self.id.0))
-        }
-    }
-
     // ------------------------------------------------------------ allocation
 
     /// Makes sure `words` can be bump-allocated without a collection.
@@ -267,13 +258,10 @@ impl<'p, 'io> Pe<'p, 'io> {
 
     /// An Int box (space ensured).
     pub fn build_int(&mut self, i: i64) -> Ptr {
-        if let Some(p) = self.l.int_box(i) {
-            return p;
+        match self.l.int_box(i) {
+            Some(p) => p,
+            None => self.build_raw(kind::INT, i as u64),
         }
-        let p = self.bump(2);
-        self.heap.mem[p.0 as usize] = header(kind::INT, 1, 0);
-        self.heap.mem[p.0 as usize + 1] = i as u64;
-        p
     }
 
     pub fn char_words(&self, c: u32) -> usize {
@@ -285,13 +273,10 @@ impl<'p, 'io> Pe<'p, 'io> {
     }
 
     pub fn build_char(&mut self, c: u32) -> Ptr {
-        if let Some(p) = self.l.char_box(c) {
-            return p;
+        match self.l.char_box(c) {
+            Some(p) => p,
+            None => self.build_raw(kind::CHAR, c as u64),
         }
-        let p = self.bump(2);
-        self.heap.mem[p.0 as usize] = header(kind::CHAR, 1, 0);
-        self.heap.mem[p.0 as usize + 1] = c as u64;
-        p
     }
 
     pub fn build_raw(&mut self, k: u8, w: u64) -> Ptr {
@@ -372,8 +357,7 @@ impl<'p, 'io> Pe<'p, 'io> {
     /// Records a spark for `p` unless it is a value (or under evaluation).
     pub fn spark(&mut self, p: Ptr) {
         let p = self.heap.deref(p);
-        let k = self.heap.kind(p);
-        if is_value_kind(k) || !matches!(k, kind::THUNK | kind::STR) {
+        if !sparkable(self.heap.kind(p)) {
             return;
         }
         if self.sparks.len() >= self.tuning.spark_pool {
@@ -391,8 +375,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         }
         while let Some(s) = self.sparks.pop_front() {
             let s = self.heap.deref(s);
-            let k = self.heap.kind(s);
-            if is_value_kind(k) || !matches!(k, kind::THUNK | kind::STR) {
+            if !sparkable(self.heap.kind(s)) {
                 self.counters.sparks_fizzled += 1;
                 continue;
             }
@@ -589,6 +572,12 @@ pub enum Step {
     Idle,
     /// The main thread ended with this value.
     Done(Ptr),
+}
+
+/// Whether a spark for a node of this kind is worth keeping: it is
+/// unevaluated and not under evaluation (here or elsewhere).
+fn sparkable(k: u8) -> bool {
+    matches!(k, kind::THUNK | kind::STR)
 }
 
 /// Clears the dead registers of every suspended activation of `t` (see

@@ -277,18 +277,14 @@ pub fn prim(
             return Err(Stop::Error(s));
         }
         PutStr => {
-            pe.io_here()?;
             let s = pe.read_string(pe.arg(t, a(0)))?;
             pe.io.put_str(&s).map_err(Stop::Error)?;
             R::IoUnit
         }
-        GetChar | GetLine | GetContents if pe.id.0 != 0 => {
-            return pe.io_here().map(|()| unreachable!())
-        }
         GetChar => R::IoChar(pe.io.get_char().map_err(Stop::Error)? as u32),
         GetLine => R::IoStr(pe.io.get_line().map_err(Stop::Error)?),
         GetContents => {
-            pe.io.semi_close();
+            pe.io.semi_close().map_err(Stop::Error)?;
             R::IoStdin
         }
         GetArgs => R::IoStrs(pe.io.args.clone()),

@@ -109,29 +109,21 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
     let mut blocked = vec![0.0f64; n];
     let mut mail = Mail::default();
     // Every PE but the main one starts idle: it goes fishing at once.
-    let mut kick: Vec<usize> = (1..n).collect();
-    let result = loop {
-        if let Some(p) = kick.pop() {
-            let r = pes[p].step(None);
-            mail.post(&mut pes[p], p, clock[p], grid);
-            if let Err(e) = r {
-                break Err(e);
-            }
-            continue;
-        }
+    let started = (1..n).rev().try_for_each(|p| {
+        let r = pes[p].step(None);
+        mail.post(&mut pes[p], p, clock[p], grid);
+        r.map(|_| ())
+    });
+    let result = started.and_then(|()| loop {
         // The PE with work and the earliest clock.
         let worker = (0..n)
             .filter(|&p| pes[p].has_work())
             .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
         let deliver = match (mail.events.peek(), worker) {
-            (Some(e), Some(w)) => e.time <= clock[w],
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
             (None, None) => break Err(Stop::Error("<<loop>>".into())),
+            (Some(e), Some(w)) => e.time <= clock[w],
+            (e, _) => e.is_some(),
         };
-        if !deliver && worker.is_none() {
-            unreachable!()
-        }
         let (p, r) = if deliver {
             let e = mail.events.pop().unwrap();
             if !e.fish {
@@ -184,7 +176,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
             Ok(Some(v)) => break Ok(v),
             Err(e) => break Err(e),
         }
-    };
+    });
     let end = clock[0];
     let idle = (0..n)
         .map(|p| (end - busy[p] - blocked[p]).max(0.0))

@@ -77,13 +77,23 @@ fn is_fish(bytes: &[u8]) -> bool {
 
 struct Node<'a, 'p, 'io> {
     pe: &'a mut Pe<'p, 'io>,
-    rx: &'a Receiver<Vec<u8>>,
-    tx: &'a [Sender<Vec<u8>>],
+    rx: &'a Inbox,
+    tx: &'a [Outlet],
     shared: &'a Shared,
     times: PeTimes,
 }
 
-impl Node<'_, '_, '_> {
+impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
+    fn new(pe: &'a mut Pe<'p, 'io>, rx: &'a Inbox, tx: &'a [Outlet], shared: &'a Shared) -> Self {
+        Node {
+            pe,
+            rx,
+            tx,
+            shared,
+            times: PeTimes::default(),
+        }
+    }
+
     fn me(&self) -> usize {
         self.pe.id.0 as usize
     }
@@ -147,19 +157,8 @@ impl Node<'_, '_, '_> {
 
 /// Runs a PE other than the main one until FINISH. An error is sent to the
 /// main PE, and the PE waits for the FINISH that follows.
-pub fn run_other(
-    pe: &mut Pe,
-    rx: &Receiver<Vec<u8>>,
-    tx: &[Sender<Vec<u8>>],
-    shared: &Shared,
-) -> PeTimes {
-    let mut node = Node {
-        pe,
-        rx,
-        tx,
-        shared,
-        times: PeTimes::default(),
-    };
+pub fn run_other(pe: &mut Pe, rx: &Inbox, tx: &[Outlet], shared: &Shared) -> PeTimes {
+    let mut node = Node::new(pe, rx, tx, shared);
     while !node.pe.gum.finished {
         if let Err(e) = node.round(None) {
             let message = match e {
@@ -188,17 +187,11 @@ pub fn run_other(
 pub fn run_main(
     pe: &mut Pe,
     main: u32,
-    rx: &Receiver<Vec<u8>>,
-    tx: &[Sender<Vec<u8>>],
+    rx: &Inbox,
+    tx: &[Outlet],
     shared: &Shared,
 ) -> (Result<Ptr, Stop>, PeTimes) {
-    let mut node = Node {
-        pe,
-        rx,
-        tx,
-        shared,
-        times: PeTimes::default(),
-    };
+    let mut node = Node::new(pe, rx, tx, shared);
     let mut quiet_since: Option<(Instant, u64)> = None;
     let result = loop {
         match node.round(Some(main)) {

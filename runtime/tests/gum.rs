@@ -7,7 +7,7 @@ use common::*;
 
 use gph_runtime::ga::{GlobalAddr, WHOLE};
 use gph_runtime::grid::PeId;
-use gph_runtime::heap::{h_info, h_size, header, kind, Ptr};
+use gph_runtime::heap::{h_info, h_size, header, kind, Heap, Ptr};
 use gph_runtime::io::Io;
 use gph_runtime::load::{load, Loaded};
 use gph_runtime::message::{Kind, Message};
@@ -59,16 +59,6 @@ fn program() -> Prog {
     }
 }
 
-fn quiet_io() -> Io<'static> {
-    Io::new(
-        Box::leak(Box::new(std::io::sink())),
-        false,
-        Box::leak(Box::new(std::io::empty())),
-        Vec::new(),
-        String::new(),
-    )
-}
-
 /// `n` PEs of one machine, numbered 0..n.
 fn make_pes<'p>(l: &'p Loaded<'p>, n: usize) -> Vec<Pe<'p, 'static>> {
     (0..n)
@@ -77,7 +67,7 @@ fn make_pes<'p>(l: &'p Loaded<'p>, n: usize) -> Vec<Pe<'p, 'static>> {
                 initial_heap_words: 1 << 14,
                 ..Tuning::default()
             };
-            let mut pe = Pe::new(l, quiet_io(), 64 << 20, false, None, tuning);
+            let mut pe = Pe::new(l, Io::elsewhere(), 64 << 20, false, None, tuning);
             pe.join(PeId(k as u16), n, 42);
             pe.init_cafs().unwrap();
             pe
@@ -87,15 +77,9 @@ fn make_pes<'p>(l: &'p Loaded<'p>, n: usize) -> Vec<Pe<'p, 'static>> {
 
 /// A node with header `h` and payload `words` in `pe`'s heap.
 fn alloc(pe: &mut Pe, h: u64, words: &[u64]) -> Ptr {
-    let n = 1 + words.len().max(1);
-    pe.ensure(&mut Thread::empty(), n).unwrap();
-    let p = pe.heap.try_alloc(n).unwrap();
-    pe.heap.mem[p.0 as usize] = h;
-    pe.heap.mem[p.0 as usize + 1] = 0;
-    for (i, w) in words.iter().enumerate() {
-        pe.heap.mem[p.0 as usize + 1 + i] = *w;
-    }
-    p
+    pe.ensure(&mut Thread::empty(), Heap::node_words(h))
+        .unwrap();
+    pe.heap.alloc_node(h, words).unwrap()
 }
 
 /// Unpacks `packet` in `pe`'s heap (after making room, as gum.rs does).
