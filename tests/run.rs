@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 struct Case {
     file: PathBuf,
+    /// `gph run` flags of its own (NAME.flags), such as a heap limit.
+    flags: Vec<String>,
     args: Vec<String>,
     stdin: Vec<u8>,
     stdout: String,
@@ -23,11 +25,15 @@ struct Case {
 fn case(file: &Path) -> Case {
     let read = |ext: &str| std::fs::read(file.with_extension(ext)).ok();
     let text = |ext: &str| read(ext).map(|b| String::from_utf8_lossy(&b).into_owned());
+    let words = |ext: &str| {
+        text(ext)
+            .map(|a| a.split_whitespace().map(String::from).collect())
+            .unwrap_or_default()
+    };
     Case {
         file: file.to_path_buf(),
-        args: text("args")
-            .map(|a| a.split_whitespace().map(String::from).collect())
-            .unwrap_or_default(),
+        flags: words("flags"),
+        args: words("args"),
         stdin: read("stdin").unwrap_or_default(),
         stdout: text("stdout").unwrap_or_default(),
         exit: text("exitcode")
@@ -52,6 +58,7 @@ fn run_all(extra: &[&str]) -> Vec<String> {
                 let Some(c) = cases.get(i) else { break };
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
+                args.extend(c.flags.iter().map(String::as_str));
                 args.push(c.file.to_str().unwrap());
                 args.push("--");
                 args.extend(c.args.iter().map(String::as_str));
@@ -217,8 +224,7 @@ fn runtime_errors_are_reported() {
             let c = case(&f);
             let mut args = vec!["run"];
             args.extend_from_slice(config);
-            let flags = std::fs::read_to_string(f.with_extension("flags")).unwrap_or_default();
-            args.extend(flags.split_whitespace());
+            args.extend(c.flags.iter().map(String::as_str));
             args.push(f.to_str().unwrap());
             let out = gph_with(&args, Some(&c.stdin), &[]);
             if out.status != Some(1) {

@@ -131,8 +131,25 @@ pub struct Heap {
     pub gcs: u64,
     pub peak_words: usize,
     pub copied_words: u64,
-    // scan pointer during a collection
+    // scan pointer during a collection, and the node whose fields are
+    // being updated (usize::MAX when none)
     scan: usize,
+    under_scan: usize,
+    /// Per supercombinator: the field a selector thunk picks, or
+    /// `load::NOT_SELECTOR` (empty: no selector thunks are known).
+    pub selectors: Vec<u16>,
+}
+
+/// Selector thunks followed in one go: a chain can be as long as a list
+/// (and a cycle of them is a `<<loop>>`, left to the reducer).
+const SELECT_CHAIN: usize = 4096;
+
+/// A selection found during a collection.
+enum Selected {
+    /// The field, a from-space address.
+    From(usize),
+    /// The field, already in to-space.
+    Done(Ptr),
 }
 
 impl Heap {
@@ -156,6 +173,8 @@ impl Heap {
             peak_words: cap,
             copied_words: 0,
             scan: 0,
+            under_scan: usize::MAX,
+            selectors: Vec::new(),
         }
     }
 
@@ -209,6 +228,42 @@ impl Heap {
         h_kind(self.mem[p.0 as usize])
     }
 
+    /// The field a selector thunk with header `h` picks, if it is one.
+    #[inline(always)]
+    fn selects(&self, h: u64) -> Option<usize> {
+        if h_kind(h) != kind::THUNK {
+            return None;
+        }
+        match self.selectors.get(h_info(h) as usize) {
+            Some(&f) if f != crate::load::NOT_SELECTOR => Some(f as usize),
+            _ => None,
+        }
+    }
+
+    /// `p` (dereferenced), or what it selects when it is a selector thunk
+    /// whose constructor is evaluated; such thunks become indirections.
+    pub fn select(&mut self, p: Ptr) -> Ptr {
+        let mut p = self.deref(p);
+        for _ in 0..SELECT_CHAIN {
+            let Some(i) = self.selects(self.hdr(p)) else {
+                break;
+            };
+            let c = self.deref(self.field(p, 0));
+            let hc = self.hdr(c);
+            if h_kind(hc) != kind::CON || h_size(hc) <= i {
+                break;
+            }
+            let v = self.deref(self.field(c, i));
+            if v == p {
+                break;
+            }
+            self.mem[p.0 as usize] = header(kind::IND, h_size(self.hdr(p)) as u32, 0);
+            self.mem[p.0 as usize + 1] = v.0 as u64;
+            p = v;
+        }
+        p
+    }
+
     /// Follows indirections.
     #[inline(always)]
     pub fn deref(&self, mut p: Ptr) -> Ptr {
@@ -248,7 +303,8 @@ impl Heap {
     }
 
     /// Copies the node `p` (from-space) into to-space if not yet copied,
-    /// short-circuiting indirections; returns its new address.
+    /// short-circuiting indirections and evaluated selections; returns its
+    /// new address.
     #[inline]
     pub fn evacuate(&mut self, p: Ptr) -> Ptr {
         let mut p = p.0 as usize;
@@ -260,14 +316,99 @@ impl Heap {
             match h_kind(h) {
                 kind::IND => p = self.spare[p + 1] as usize,
                 kind::FORWARD => return Ptr(h_info(h)),
-                _ => {
-                    let n = h_size(h) + 1;
-                    let to = self.hp;
-                    self.mem[to..to + n].copy_from_slice(&self.spare[p..p + n]);
-                    self.hp = to + n;
-                    self.spare[p] = header(kind::FORWARD, 0, to as u32);
-                    return Ptr(to as u32);
+                kind::THUNK if self.selects(h).is_some() => return self.evacuate_selector(p),
+                _ => return self.copy(p, h),
+            }
+        }
+    }
+
+    fn copy(&mut self, p: usize, h: u64) -> Ptr {
+        let n = h_size(h) + 1;
+        let to = self.hp;
+        self.mem[to..to + n].copy_from_slice(&self.spare[p..p + n]);
+        self.hp = to + n;
+        self.spare[p] = header(kind::FORWARD, 0, to as u32);
+        Ptr(to as u32)
+    }
+
+    /// Evacuates the selector thunk `p` (from-space): when its constructor
+    /// is evaluated, as the field it selects, following a chain of such
+    /// selections (the `zs` of `(ys, zs) = span p xs` is one, as long as
+    /// the list); every thunk of the chain stands for the result.
+    fn evacuate_selector(&mut self, p: usize) -> Ptr {
+        let mut chain: Vec<usize> = Vec::new();
+        let mut cur = p;
+        let r = loop {
+            if chain.len() >= SELECT_CHAIN {
+                break self.copy(cur, self.spare[cur]);
+            }
+            let Some(f) = self.selection(cur) else {
+                break self.copy(cur, self.spare[cur]);
+            };
+            chain.push(cur);
+            let mut f = match f {
+                Selected::Done(r) => break r,
+                Selected::From(f) => f,
+            };
+            // The selected node, in from-space.
+            loop {
+                if f < self.static_end {
+                    break;
                 }
+                let h = self.spare[f];
+                match h_kind(h) {
+                    kind::IND => f = self.spare[f + 1] as usize,
+                    _ => break,
+                }
+            }
+            if f < self.static_end {
+                break Ptr(f as u32);
+            }
+            let h = self.spare[f];
+            match h_kind(h) {
+                kind::FORWARD => break Ptr(h_info(h)),
+                kind::THUNK if self.selects(h).is_some() => cur = f,
+                _ => break self.copy(f, h),
+            }
+        };
+        for q in chain {
+            self.spare[q] = header(kind::FORWARD, 0, r.0);
+        }
+        r
+    }
+
+    /// What the selector thunk `p` (from-space) selects, if its
+    /// constructor is evaluated.
+    fn selection(&self, p: usize) -> Option<Selected> {
+        let i = self.selects(self.spare[p])?;
+        let mut c = self.spare[p + 1] as usize;
+        loop {
+            if c < self.static_end {
+                return None; // nullary constructors and boxes: no fields
+            }
+            let hc = self.spare[c];
+            match h_kind(hc) {
+                kind::IND => c = self.spare[c + 1] as usize,
+                kind::CON if h_size(hc) > i => {
+                    return Some(Selected::From(self.spare[c + 1 + i] as usize))
+                }
+                kind::FORWARD => {
+                    // Copied already: its fields are to-space addresses
+                    // once scanned, from-space ones before. (The node
+                    // under the scan is neither for sure.)
+                    let to = h_info(hc) as usize;
+                    let ht = self.mem[to];
+                    if h_kind(ht) != kind::CON || h_size(ht) <= i || to == self.under_scan {
+                        return None;
+                    }
+                    let f = self.mem[to + 1 + i] as usize;
+                    return Some(if to < self.scan {
+                        Selected::Done(Ptr(f as u32))
+                    } else {
+                        Selected::From(f)
+                    });
+                }
+                _ => return None,
             }
         }
     }
@@ -307,6 +448,7 @@ impl Heap {
             let s = self.scan;
             let h = self.mem[s];
             let n = h_size(h);
+            self.under_scan = s;
             match h_kind(h) {
                 kind::CON | kind::PAP | kind::THUNK => {
                     for i in s + 1..s + 1 + n {
@@ -322,6 +464,7 @@ impl Heap {
             }
             self.scan = s + 1 + n;
         }
+        self.under_scan = usize::MAX;
     }
 
     /// Ends a collection. `need` words must then be allocatable; grows the
@@ -351,5 +494,91 @@ impl Heap {
             None => self.mem.len(),
         };
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heap() -> Heap {
+        let mut statics = vec![0u64; 2];
+        statics[0] = header(kind::CON, 0, 0);
+        let mut h = Heap::new(statics, 1 << 12, 1 << 16);
+        // Supercombinator 1 selects field 1, 2 field 0.
+        h.selectors = vec![crate::load::NOT_SELECTOR, 1, 0];
+        h
+    }
+
+    fn node(h: &mut Heap, hdr: u64, words: &[u64]) -> Ptr {
+        h.alloc_node(hdr, words).unwrap()
+    }
+
+    fn collect(h: &mut Heap, roots: &mut [Ptr]) {
+        h.begin();
+        for r in roots.iter_mut() {
+            *r = h.evacuate(*r);
+        }
+        h.scan();
+        h.finish(0).unwrap();
+    }
+
+    /// `zs` of `(ys, zs) = span p xs`, n levels deep: each level's pair is
+    /// (cell, next level's `snd` selection).
+    #[test]
+    fn a_chain_of_evaluated_selections_collapses_in_one_collection() {
+        let mut h = heap();
+        let end = node(&mut h, header(kind::INT, 1, 0), &[99]);
+        let mut sel = end;
+        for i in 0..100 {
+            let cell = node(&mut h, header(kind::INT, 1, 0), &[i]);
+            let pair = node(
+                &mut h,
+                header(kind::CON, 2, 1),
+                &[cell.0 as u64, sel.0 as u64],
+            );
+            sel = node(&mut h, header(kind::THUNK, 1, 1), &[pair.0 as u64]);
+        }
+        let mut roots = [sel];
+        collect(&mut h, &mut roots);
+        assert_eq!((h.kind(roots[0]), h.word(roots[0], 0)), (kind::INT, 99));
+        assert_eq!(h.live_words(), 2, "only the Int survives");
+    }
+
+    #[test]
+    fn selections_from_unevaluated_or_copied_nodes_stay_correct() {
+        let mut h = heap();
+        let lazy = node(&mut h, header(kind::THUNK, 1, 0), &[0]);
+        let pending = node(&mut h, header(kind::THUNK, 1, 2), &[lazy.0 as u64]);
+        let a = node(&mut h, header(kind::INT, 1, 0), &[1]);
+        let b = node(&mut h, header(kind::INT, 1, 0), &[2]);
+        let pair = node(&mut h, header(kind::CON, 2, 1), &[a.0 as u64, b.0 as u64]);
+        let fst = node(&mut h, header(kind::THUNK, 1, 2), &[pair.0 as u64]);
+        let snd = node(&mut h, header(kind::THUNK, 1, 1), &[pair.0 as u64]);
+        // A selection whose selected field is the selection itself: a
+        // <<loop>> for the reducer, not the collector's business.
+        let knot = node(&mut h, header(kind::CON, 1, 1), &[0]);
+        let own = node(&mut h, header(kind::THUNK, 1, 2), &[knot.0 as u64]);
+        h.mem[knot.0 as usize + 1] = own.0 as u64;
+        // The pair is reached first, so the selections meet it copied.
+        let mut roots = [pair, pending, fst, snd, own];
+        collect(&mut h, &mut roots);
+        let [pair, pending, fst, snd, own] = roots;
+        assert_eq!(h.kind(pending), kind::THUNK);
+        assert_eq!(fst, h.field(pair, 0));
+        assert_eq!(snd, h.field(pair, 1));
+        assert_eq!(h.word(snd, 0), 2);
+        assert_eq!(h.kind(own), kind::THUNK);
+        // Reached through two constructors, the selection meets the pair
+        // copied and scanned.
+        let inner = node(&mut h, header(kind::CON, 1, 1), &[0]);
+        let outer = node(&mut h, header(kind::CON, 1, 1), &[inner.0 as u64]);
+        let snd2 = node(&mut h, header(kind::THUNK, 1, 1), &[pair.0 as u64]);
+        h.mem[inner.0 as usize + 1] = snd2.0 as u64;
+        let mut roots = [pair, outer];
+        collect(&mut h, &mut roots);
+        let got = h.field(h.field(roots[1], 0), 0);
+        assert_eq!(got, h.field(roots[0], 1));
+        assert_eq!(h.word(got, 0), 2);
     }
 }

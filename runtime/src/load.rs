@@ -326,6 +326,34 @@ pub struct Loaded<'p> {
     /// registers dead there (a count, then the registers), or u32::MAX.
     pub dead_at: Vec<u32>,
     pub dead_regs: Vec<u16>,
+    /// For each supercombinator: the field a selector thunk picks from
+    /// its only free variable, or [`NOT_SELECTOR`] (see [`selector_field`]).
+    pub selectors: Vec<u16>,
+}
+
+/// No field: the supercombinator is not a selector thunk.
+pub const NOT_SELECTOR: u16 = u16::MAX;
+
+/// A thunk whose code is `eval r0; r1 := r0.i; enter r1` (what a lazy
+/// pattern binding such as `(ys, zs) = splitAt n xs` compiles to for each
+/// variable) selects field i of its free variable. Once that is evaluated,
+/// the garbage collector and the packer replace the thunk by the field, as
+/// GHC's collector does: otherwise the thunk keeps the whole tuple alive
+/// (Wadler's space leak), and another PE would have to fetch it to learn
+/// what is already known here.
+pub fn selector_field(s: &code::Supercomb) -> u16 {
+    match (s.kind, s.arity, &s.code[..]) {
+        (
+            ScKind::Thunk,
+            1,
+            [Instr::Eval { reg: code::Reg(0) }, Instr::Field {
+                dst,
+                reg: code::Reg(0),
+                field,
+            }, Instr::Enter { reg }],
+        ) if dst == reg && *field != NOT_SELECTOR => *field,
+        _ => NOT_SELECTOR,
+    }
 }
 
 impl<'p> Loaded<'p> {
@@ -454,6 +482,7 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
         unit_node: Ptr(0),
         dead_at: Vec::new(),
         dead_regs: Vec::new(),
+        selectors: prog.scs.iter().map(selector_field).collect(),
     };
     l.unit_node = Ptr(l.con_node[code::UNIT.0 as usize]);
     l.dummy = l.unit_node;

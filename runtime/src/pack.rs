@@ -91,7 +91,8 @@ pub fn pack(
             for i in 0..n {
                 let w = heap.word(p, i);
                 if pointers {
-                    let q = heap.deref(Ptr(w as u32));
+                    // (An evaluated selection travels as what it selects.)
+                    let q = heap.select(Ptr(w as u32));
                     let e = match index.get(&q) {
                         Some(&e) => e,
                         None => {
@@ -435,6 +436,33 @@ mod tests {
             assert!(u.moved.is_empty());
             same_graph(&ha, &ga, root, &hb, &gb, u.root);
         }
+    }
+
+    #[test]
+    fn an_evaluated_selection_travels_as_the_field() {
+        let mut ha = heap();
+        ha.selectors = vec![crate::load::NOT_SELECTOR, 1];
+        let mut ga = GaTable::new(PeId(0));
+        let x = alloc(&mut ha, header(kind::INT, 1, 0), &[1]);
+        let y = alloc(&mut ha, header(kind::INT, 1, 0), &[2]);
+        let pair = alloc(&mut ha, header(kind::CON, 2, 1), &[x.0 as u64, y.0 as u64]);
+        // `snd pair`, and a selection from a thunk (which must stay).
+        let snd = alloc(&mut ha, header(kind::THUNK, 1, 1), &[pair.0 as u64]);
+        let lazy = alloc(&mut ha, header(kind::THUNK, 1, 0), &[0]);
+        let snd_lazy = alloc(&mut ha, header(kind::THUNK, 1, 1), &[lazy.0 as u64]);
+        let root = alloc(
+            &mut ha,
+            header(kind::CON, 2, 2),
+            &[snd.0 as u64, snd_lazy.0 as u64],
+        );
+        let packet = pack(&mut ha, &mut ga, &[], root, 0, 1024);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &packet).unwrap();
+        let got = hb.deref(hb.field(u.root, 0));
+        assert_eq!((hb.kind(got), hb.word(got, 0)), (kind::INT, 2));
+        assert_eq!(hb.kind(hb.field(u.root, 1)), kind::FETCHME);
+        assert_eq!(ha.deref(snd), y, "the selection became an indirection");
     }
 
     #[test]

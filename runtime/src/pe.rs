@@ -141,6 +141,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             .min(limit_words)
             .max(l.statics.len() + 1024);
         let mut heap = Heap::new(l.statics.clone(), initial, limit_words);
+        heap.selectors = l.selectors.clone();
         if gc_stress {
             heap.stress = Some(24);
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
