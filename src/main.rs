@@ -86,12 +86,28 @@ pub(crate) struct MachineOpts {
     /// fish only when idle, as GUM).
     #[arg(long, value_name = "N")]
     low_watermark: Option<usize>,
+    /// Milliseconds a PE waits after a fish came home empty before it
+    /// sends another (GUM's fish delay; default 1).
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
+    fish_delay: Option<std::time::Duration>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum EngineOpt {
     Threads,
     Sim,
+}
+
+/// Milliseconds (`0.5`, `2`) as a duration.
+fn parse_millis(s: &str) -> Result<std::time::Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(ms) if (0.0..=60_000.0).contains(&ms) => {
+            Ok(std::time::Duration::from_secs_f64(ms / 1000.0))
+        }
+        _ => Err(format!(
+            "`{s}` is not a number of milliseconds from 0 to 60000"
+        )),
+    }
 }
 
 /// `123`, `64K`, `512M`, `4G` (binary units) as bytes.
@@ -172,6 +188,7 @@ impl MachineOpts {
             seed: self.seed,
             thread_limit: self.thread_limit.map(|n| n as usize),
             low_watermark: self.low_watermark,
+            fish_delay: self.fish_delay,
             ..Default::default()
         })
     }

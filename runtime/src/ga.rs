@@ -235,6 +235,17 @@ impl GaTable {
         Some((r.ga, Weight(half)))
     }
 
+    /// The FETCHME of entry `i` was updated with the node it named (a copy
+    /// or a moved thunk): the entry stays, naming the node, so that the
+    /// address arriving again (another spark of the same data) resolves
+    /// here instead of being fetched again. Its weight goes home when the
+    /// node dies.
+    pub fn resolve_remote(&mut self, i: u32, node: Ptr) {
+        if let Some(r) = self.remote.get_mut(i) {
+            r.node = node;
+        }
+    }
+
     /// The FETCHME `i` no longer stands for its address (it was updated):
     /// its weight goes home.
     pub fn drop_remote(&mut self, i: u32) {

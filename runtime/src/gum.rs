@@ -4,9 +4,11 @@
 //!
 //! * Work: an idle PE sends a FISH to a random PE. A PE with a spark to
 //!   spare (it keeps its last one when it has nothing else to do) packs it
+//!   (with a few of the thunks it needs, see `Tuning::thunks_per_packet`)
 //!   and sends it to the fish's origin in a SCHEDULE; otherwise the fish
-//!   goes on to another random PE, and home after `FISH_LIFE` hops. A
-//!   received spark becomes a thread at once (so it cannot bounce on).
+//!   goes on to another random PE, and home after `FISH_LIFE` hops, where
+//!   the engine holds it for the fish delay. A received spark becomes a
+//!   thread at once (so it cannot bounce on).
 //! * Data: a thread that enters a FetchMe blocks on it, and the PE sends a
 //!   FETCH to the owner, naming the FetchMe by a global address of its own
 //!   for the answer. The owner packs the node (a thunk moves, becoming an
@@ -231,7 +233,12 @@ impl Pe<'_, '_> {
         self.ga.return_weight(reply, weight);
         let f = self.heap.deref(node);
         if self.heap.kind(f) == kind::FETCHME && f != v {
-            self.ga.drop_remote(h_info(self.heap.hdr(f)));
+            let i = h_info(self.heap.hdr(f));
+            if (v.0 as usize) < self.heap.static_end {
+                self.ga.drop_remote(i); // (static nodes never die)
+            } else {
+                self.ga.resolve_remote(i, v);
+            }
             self.update(f, v);
         }
         true
@@ -370,7 +377,7 @@ impl Pe<'_, '_> {
                         &mut self.ga,
                         &self.raised,
                         s,
-                        1,
+                        self.tuning.thunks_per_packet,
                         self.tuning.packet_words,
                     );
                     self.counters.sparks_exported += 1;

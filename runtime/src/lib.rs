@@ -52,6 +52,8 @@ pub struct Config {
     pub thread_limit: Option<usize>,
     /// Fish early when fewer sparks than this are left (see `Tuning`).
     pub low_watermark: Option<usize>,
+    /// The fish delay (see `pe::Tuning`).
+    pub fish_delay: Option<std::time::Duration>,
 }
 
 /// How the PEs run (DESIGN.md "Engines").
@@ -86,6 +88,7 @@ impl Default for Config {
             seed: 0,
             thread_limit: None,
             low_watermark: None,
+            fish_delay: None,
         }
     }
 }
@@ -201,6 +204,9 @@ pub fn run_main_with(
     }
     if let Some(w) = config.low_watermark {
         tuning.low_watermark = w;
+    }
+    if let Some(d) = config.fish_delay {
+        tuning.fish_delay = d;
     }
     let new_pe = |io, id| make_pe(&loaded, io, config, &tuning, id, n);
     let io = io::Io::new(

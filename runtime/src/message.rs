@@ -98,6 +98,15 @@ fn ga_words(out: &mut Vec<u64>, ga: GlobalAddr) {
     out.push(ga.slot as u64);
 }
 
+/// The origin of a FISH (as bytes), without decoding anything else.
+pub fn fish_origin(bytes: &[u8]) -> Option<PeId> {
+    if bytes.first() != Some(&(Kind::Fish as u8)) {
+        return None;
+    }
+    let w = bytes.get(8..16)?;
+    Some(PeId(u64::from_le_bytes(w.try_into().ok()?) as u16))
+}
+
 impl Message {
     pub fn kind(&self) -> Kind {
         match self {

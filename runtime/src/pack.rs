@@ -1,9 +1,10 @@
 //! Packing a graph into a [`Packet`] and unpacking it in another PE's heap
 //! (GUM's PackNearbyGraph, DESIGN.md "Many PEs").
 //!
-//! Packing walks the graph breadth-first from the root. Every node met
-//! gets an entry number when first seen (so sharing and cycles survive:
-//! a pointer field is the number of its target's entry) and is packed as
+//! Packing walks the graph depth-first from the root (GUM went breadth
+//! first; depth first keeps few nodes waiting, see `pack`). Every node
+//! gets an entry number when written (so sharing and cycles survive: a
+//! pointer field is the number of its target's entry) and is packed as
 //! * `STATIC`: a node of the static area (the same on every PE);
 //! * `NODE`: a copy, for data in normal form (constructors, numbers,
 //!   partial applications, unread string literals);
@@ -22,7 +23,7 @@ use crate::ga::{GaTable, GlobalAddr, Weight};
 use crate::grid::PeId;
 use crate::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
 use crate::message::Packet;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 const STATIC: u64 = 1;
 const NODE: u64 = 2;
@@ -45,14 +46,23 @@ pub fn pack(
     limit: usize,
 ) -> Packet {
     let mut out: Packet = vec![0];
-    let mut index: HashMap<Ptr, u64> = HashMap::new();
-    let mut queue: VecDeque<Ptr> = VecDeque::new();
+    // Entries are numbered as they are written; a field naming a node not
+    // written yet is patched when it is (`waiting`: where to patch).
+    let mut number: HashMap<Ptr, u64> = HashMap::new();
+    let mut waiting: HashMap<Ptr, Vec<usize>> = HashMap::new();
     let root = heap.deref(root);
+    let mut stack: Vec<Ptr> = vec![root];
+    waiting.insert(root, Vec::new());
     let mut moved: Vec<Ptr> = Vec::new();
-    index.insert(root, 0);
-    queue.push_back(root);
-    let mut count = 1u64;
-    while let Some(p) = queue.pop_front() {
+    let mut count = 0u64;
+    let mut fresh: Vec<Ptr> = Vec::new();
+    while let Some(p) = stack.pop() {
+        let e = count;
+        count += 1;
+        number.insert(p, e);
+        for at in waiting.remove(&p).unwrap_or_default() {
+            out[at] = e;
+        }
         let h = heap.hdr(p);
         let k = h_kind(h);
         let n = h_size(h);
@@ -78,7 +88,8 @@ pub fn pack(
         let moves = k == kind::THUNK && moved.len() < thunks;
         // (The root always travels whole: a FetchMe would answer a FETCH
         // with itself.)
-        if (copy || moves) && (p == root || room(5 + n, &out, queue.len())) {
+        // (Room for the node, and for its fields as FetchMes.)
+        if (copy || moves) && (p == root || room(5 + n * (1 + FETCHME_WORDS), &out, stack.len())) {
             if moves {
                 let (g, w) = ga.export_local(p);
                 out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);
@@ -90,23 +101,30 @@ pub fn pack(
             let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK);
             for i in 0..n {
                 let w = heap.word(p, i);
-                if pointers {
-                    // (An evaluated selection travels as what it selects.)
-                    let q = heap.select(Ptr(w as u32));
-                    let e = match index.get(&q) {
-                        Some(&e) => e,
-                        None => {
-                            index.insert(q, count);
-                            queue.push_back(q);
-                            count += 1;
-                            count - 1
-                        }
-                    };
-                    out.push(e);
-                } else {
+                if !pointers {
                     out.push(w);
+                    continue;
+                }
+                // (An evaluated selection travels as what it selects.)
+                let q = heap.select(Ptr(w as u32));
+                if let Some(&e) = number.get(&q) {
+                    out.push(e);
+                    continue;
+                }
+                let at = out.len();
+                out.push(u64::MAX);
+                match waiting.get_mut(&q) {
+                    Some(v) => v.push(at),
+                    None => {
+                        waiting.insert(q, vec![at]);
+                        fresh.push(q);
+                    }
                 }
             }
+            // Depth first, the first field first: a list of lists goes
+            // list by list, and few nodes wait (each reserves room for a
+            // FetchMe), so a packet fills with whole structures.
+            stack.extend(fresh.drain(..).rev());
             continue;
         }
         // Stays here: a FetchMe to it.

@@ -84,6 +84,11 @@ impl Mail {
             let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
             t = t.max(*link);
             *link = t;
+            if crate::message::fish_origin(&bytes) == Some(to) {
+                // An empty fish going home: the fish delay (the link is
+                // not held up).
+                t += pe.tuning.fish_delay.as_secs_f64();
+            }
             let fish = bytes.first() == Some(&(crate::message::Kind::Fish as u8));
             if !fish {
                 self.live += 1;

@@ -81,6 +81,8 @@ struct Node<'a, 'p, 'io> {
     tx: &'a [Outlet],
     shared: &'a Shared,
     times: PeTimes,
+    /// Our fish, home empty, held back until the fish delay has passed.
+    fish_home: Option<(Instant, Vec<u8>)>,
 }
 
 impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
@@ -91,6 +93,7 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
             tx,
             shared,
             times: PeTimes::default(),
+            fish_home: None,
         }
     }
 
@@ -109,6 +112,11 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
     }
 
     fn handle(&mut self, bytes: Vec<u8>) -> Result<(), Stop> {
+        let delay = self.pe.tuning.fish_delay;
+        if !delay.is_zero() && crate::message::fish_origin(&bytes) == Some(self.pe.id) {
+            self.fish_home = Some((Instant::now() + delay, bytes));
+            return Ok(());
+        }
         self.shared.idle[self.me()].store(false, Ordering::SeqCst);
         let r = self.pe.receive(&bytes);
         self.flush();
@@ -124,6 +132,14 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
         while let Ok(b) = self.rx.try_recv() {
             self.handle(b)?;
         }
+        if let Some((due, _)) = &self.fish_home {
+            if Instant::now() >= *due {
+                let (_, b) = self.fish_home.take().unwrap();
+                self.shared.idle[self.me()].store(false, Ordering::SeqCst);
+                self.pe.receive(&b)?;
+                self.flush();
+            }
+        }
         let start = Instant::now();
         let s = self.pe.step(main)?;
         self.flush();
@@ -137,7 +153,11 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
                 if !self.pe.has_work() {
                     self.shared.idle[self.me()].store(true, Ordering::SeqCst);
                     let wait = Instant::now();
-                    let r = self.rx.recv_timeout(IDLE_WAIT);
+                    let wait_for = match &self.fish_home {
+                        Some((due, _)) => due.saturating_duration_since(wait).min(IDLE_WAIT),
+                        None => IDLE_WAIT,
+                    };
+                    let r = self.rx.recv_timeout(wait_for);
                     if self.pe.blocked.is_empty() {
                         self.times.idle += wait.elapsed();
                     } else {

@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 
-use gph_runtime::ga::{GlobalAddr, WHOLE};
+use gph_runtime::ga::{GlobalAddr, Weight, WHOLE};
 use gph_runtime::grid::PeId;
 use gph_runtime::heap::{h_info, h_size, header, kind, Heap, Ptr};
 use gph_runtime::io::Io;
@@ -301,19 +301,26 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     assert_eq!(pes[1].heap.word(v, 0), 1000);
     assert!(pes[1].blocked.is_empty());
     assert_eq!(pes[1].run_queue.len(), 1);
-    assert_eq!(pes[1].ga.remote_count(), 0);
     assert_eq!(
         pes[1].ga.owned_count(),
         0,
         "the reply address got its weight back"
     );
-    // The FetchMe's weight goes home, and X is no longer global.
+    // The address now names the copy (so it resolves here if it arrives
+    // again) until the copy dies: then its weight goes home, and X is no
+    // longer global.
+    assert_eq!(pes[1].ga.remote_count(), 1);
+    let again = pes[1].ga.arrive(target, Weight(0)).unwrap().unwrap();
+    assert_eq!(pes[1].heap.word(pes[1].heap.deref(again), 0), 1000);
+    assert!(take(&mut pes, 1).is_empty());
+    assert!(matches!(pes[1].step(None).unwrap(), Step::Ran(_)));
+    assert!(pes[1].run_queue.is_empty() && pes[1].blocked.is_empty());
+    pes[1].gc(&mut Thread::empty(), 0).unwrap();
+    assert_eq!(pes[1].ga.remote_count(), 0);
     let frees = take(&mut pes, 1);
     assert_eq!(kinds(&frees), vec![Kind::Free]);
     deliver(&mut pes, &frees[0]);
     assert_eq!(pes[0].ga.owned_count(), 0);
-    assert!(matches!(pes[1].step(None).unwrap(), Step::Ran(_)));
-    assert!(pes[1].run_queue.is_empty() && pes[1].blocked.is_empty());
 }
 
 // ------------------------------------------------------------ 3. GC and FREE
