@@ -207,7 +207,10 @@ impl Pe<'_, '_> {
                     &mut self.ga,
                     &self.raised,
                     p,
-                    self.tuning.thunks_per_packet,
+                    pack::Moves {
+                        thunks: self.tuning.thunks_per_packet,
+                        depth: usize::MAX,
+                    },
                     self.tuning.packet_words,
                 );
                 self.send(
@@ -377,7 +380,13 @@ impl Pe<'_, '_> {
                         &mut self.ga,
                         &self.raised,
                         s,
-                        self.tuning.thunks_per_packet,
+                        // The spark and the thunks it names (its thread
+                        // would fetch them at once), not what they name:
+                        // that may be data every task reads.
+                        pack::Moves {
+                            thunks: self.tuning.thunks_per_packet,
+                            depth: 1,
+                        },
                         self.tuning.packet_words,
                     );
                     self.counters.sparks_exported += 1;

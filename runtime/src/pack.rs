@@ -33,16 +33,32 @@ const RAISE: u64 = 5;
 /// Words of a FETCHME entry.
 const FETCHME_WORDS: usize = 4;
 
+/// Which thunks move with a packet (each becomes an RBH here); the others
+/// stay behind as FetchMes.
+#[derive(Clone, Copy, Debug)]
+pub struct Moves {
+    /// At most this many, the root first.
+    pub thunks: usize,
+    /// None further than this many pointers from the root.
+    pub depth: usize,
+}
+
+impl Moves {
+    pub const NONE: Moves = Moves {
+        thunks: 0,
+        depth: 0,
+    };
+}
+
 /// Packs the graph at `root`. `raised` is the PE's table of error
-/// messages (RAISE nodes carry theirs along). Up to `thunks` thunks move,
-/// the root first (each becomes an RBH here); the others stay behind as
-/// FetchMes. `limit` is the packet size in words (at least a few entries).
+/// messages (RAISE nodes carry theirs along). `limit` is the packet size in
+/// words (at least a few entries).
 pub fn pack(
     heap: &mut Heap,
     ga: &mut GaTable,
     raised: &[String],
     root: Ptr,
-    thunks: usize,
+    moves: Moves,
     limit: usize,
 ) -> Packet {
     let mut out: Packet = vec![0];
@@ -51,12 +67,13 @@ pub fn pack(
     let mut number: HashMap<Ptr, u64> = HashMap::new();
     let mut waiting: HashMap<Ptr, Vec<usize>> = HashMap::new();
     let root = heap.deref(root);
-    let mut stack: Vec<Ptr> = vec![root];
+    // (Nodes waiting, with their distance from the root.)
+    let mut stack: Vec<(Ptr, usize)> = vec![(root, 0)];
     waiting.insert(root, Vec::new());
     let mut moved: Vec<Ptr> = Vec::new();
     let mut count = 0u64;
     let mut fresh: Vec<Ptr> = Vec::new();
-    while let Some(p) = stack.pop() {
+    while let Some((p, depth)) = stack.pop() {
         let e = count;
         count += 1;
         number.insert(p, e);
@@ -85,7 +102,7 @@ pub fn pack(
         }
         // Normal forms and unread string literals are copied.
         let copy = is_value_kind(k) || k == kind::STR;
-        let moves = k == kind::THUNK && moved.len() < thunks;
+        let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
         // (The root always travels whole: a FetchMe would answer a FETCH
         // with itself.)
         // (Room for the node, and for its fields as FetchMes.)
@@ -124,7 +141,7 @@ pub fn pack(
             // Depth first, the first field first: a list of lists goes
             // list by list, and few nodes wait (each reserves room for a
             // FetchMe), so a packet fills with whole structures.
-            stack.extend(fresh.drain(..).rev());
+            stack.extend(fresh.drain(..).rev().map(|q| (q, depth + 1)));
             continue;
         }
         // Stays here: a FetchMe to it.
@@ -445,7 +462,7 @@ mod tests {
             } else {
                 8 + rng.next(100) as usize
             };
-            let packet = pack(&mut ha, &mut ga, &[], root, 0, limit);
+            let packet = pack(&mut ha, &mut ga, &[], root, Moves::NONE, limit);
             let root_words = 5 + h_size(ha.hdr(ha.deref(root)));
             assert!(packet.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
             let mut hb = heap();
@@ -473,7 +490,7 @@ mod tests {
             header(kind::CON, 2, 2),
             &[snd.0 as u64, snd_lazy.0 as u64],
         );
-        let packet = pack(&mut ha, &mut ga, &[], root, 0, 1024);
+        let packet = pack(&mut ha, &mut ga, &[], root, Moves::NONE, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
         let u = unpack(&mut hb, &mut gb, &mut vec![], &packet).unwrap();
@@ -489,7 +506,17 @@ mod tests {
         let mut ga = GaTable::new(PeId(0));
         let v = alloc(&mut ha, header(kind::INT, 1, 0), &[5]);
         let t = alloc(&mut ha, header(kind::THUNK, 2, 9), &[v.0 as u64, 0]);
-        let packet = pack(&mut ha, &mut ga, &[], t, 1, 1024);
+        let packet = pack(
+            &mut ha,
+            &mut ga,
+            &[],
+            t,
+            Moves {
+                thunks: 1,
+                depth: 0,
+            },
+            1024,
+        );
         assert_eq!(ha.kind(t), kind::RBH);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(3));
@@ -513,14 +540,14 @@ mod tests {
         let mut ga = GaTable::new(PeId(0));
         let t = alloc(&mut ha, header(kind::THUNK, 1, 9), &[0]);
         let c = alloc(&mut ha, header(kind::CON, 2, 1), &[t.0 as u64, t.0 as u64]);
-        let p1 = pack(&mut ha, &mut ga, &[], c, 0, 1024);
+        let p1 = pack(&mut ha, &mut ga, &[], c, Moves::NONE, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
         let u = unpack(&mut hb, &mut gb, &mut vec![], &p1).unwrap();
         assert_eq!(gb.remote_count(), 1, "one FetchMe, shared by both fields");
         // Sent back, the FetchMe is the original thunk again, and the
         // weight it carried is home.
-        let p2 = pack(&mut hb, &mut gb, &[], u.root, 0, 1024);
+        let p2 = pack(&mut hb, &mut gb, &[], u.root, Moves::NONE, 1024);
         let u2 = unpack(&mut ha, &mut ga, &mut vec![], &p2).unwrap();
         assert_eq!(ha.field(u2.root, 0), t);
         assert_eq!(ha.field(u2.root, 1), t);
