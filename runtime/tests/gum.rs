@@ -91,7 +91,14 @@ fn unpack(pe: &mut Pe, packet: &[u64]) -> pack::Unpacked {
 
 /// Packs the graph at `root` on `pe` (thunks stay home as FetchMes).
 fn pack_here(pe: &mut Pe, root: Ptr) -> Vec<u64> {
-    pack::pack(&mut pe.heap, &mut pe.ga, &pe.raised, root, pack::Moves::NONE, 4096)
+    pack::pack(
+        &mut pe.heap,
+        &mut pe.ga,
+        &pe.raised,
+        root,
+        pack::Moves::NONE,
+        4096,
+    )
 }
 
 /// A message in flight.
