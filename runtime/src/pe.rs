@@ -54,8 +54,9 @@ pub struct Tuning {
     pub packet_words: usize,
     /// A PE that is busy but has fewer sparks than this, and nothing else
     /// queued, fishes early (so that work arrives before it runs dry). 0,
-    /// GUM's way, fishes only when idle; 1 made no difference on 16 PEs and
-    /// was slower for queens across two clusters 35 ms apart.
+    /// GUM's way, fishes only when idle; 1 speeds up sumEuler and nfib on 16
+    /// simulated PEs (speedups 14.0 -> 15.3 and 13.4 -> 13.9) but slows
+    /// the threads engine on 2 PEs by 10-15% and small runs a little.
     pub low_watermark: usize,
     /// Thunks that move with the answer to a FETCH or with a spark (the
     /// root first): a lazy list fetched thunk by thunk costs a round trip
