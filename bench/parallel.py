@@ -24,7 +24,7 @@ import tempfile
 import time
 
 import programs
-from programs import PROGDIR, ROOT
+from programs import PROGDIR
 
 
 
@@ -57,9 +57,7 @@ def main():
     opts = ap.parse_args()
 
     jobs = programs.jobs(opts.programs)
-    if not opts.no_build:
-        subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
-    gph = os.path.join(ROOT, "target", "release", "gph")
+    gph = programs.gph(build=not opts.no_build)
 
     if not opts.no_threads:
         print(f"threads engine: wall seconds, median of {opts.runs}")

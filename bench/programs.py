@@ -1,9 +1,17 @@
 """What the bench scripts share: the programs of programs/ and their sizes."""
 
 import os
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGDIR = os.path.join(ROOT, "programs")
+
+
+def gph(build=True):
+    """The release binary of gph, built first unless `build` is false."""
+    if build:
+        subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
+    return os.path.join(ROOT, "target", "release", "gph")
 
 
 def jobs(wanted):

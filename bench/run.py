@@ -78,10 +78,7 @@ def main():
     opts = ap.parse_args()
 
     jobs = programs.jobs(opts.programs)
-
-    if not opts.no_build:
-        subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
-    gph = os.path.join(ROOT, "target", "release", "gph")
+    gph = programs.gph(build=not opts.no_build)
     runghc = None if opts.no_ghci else shutil.which("runghc")
     runhugs = None if opts.no_hugs else shutil.which("runhugs")
 

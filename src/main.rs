@@ -218,6 +218,7 @@ fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
         .iter()
         .enumerate()
         .map(|(k, p)| {
+            let (messages_sent, bytes_sent) = p.sent();
             serde_json::json!({
                 "pe": k,
                 "reductions": p.reductions,
@@ -237,8 +238,8 @@ fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
                 "fish_forwarded": p.fish_forwarded,
                 "fish_failed": p.fish_failed,
                 "fetches": p.fetches,
-                "messages_sent": p.messages_sent,
-                "bytes_sent": p.bytes_sent,
+                "messages_sent": messages_sent,
+                "bytes_sent": bytes_sent,
                 "busy_s": p.busy_s,
                 "idle_s": p.idle_s,
                 "blocked_s": p.blocked_s,

@@ -137,6 +137,20 @@ impl Gum {
     }
 }
 
+/// A protocol state that cannot arise between PEs of this machine.
+fn internal(e: impl std::fmt::Display) -> Stop {
+    Stop::Error(format!("internal error: {e}"))
+}
+
+/// Items for other PEs, one list per PE.
+fn by_pe<T>(items: impl IntoIterator<Item = (PeId, T)>) -> BTreeMap<PeId, Vec<T>> {
+    let mut m: BTreeMap<PeId, Vec<T>> = BTreeMap::new();
+    for (pe, x) in items {
+        m.entry(pe).or_default().push(x);
+    }
+    m
+}
+
 impl Pe<'_, '_> {
     fn send(&mut self, to: PeId, m: Message) {
         let bytes = m.encode();
@@ -202,17 +216,7 @@ impl Pe<'_, '_> {
                 self.gum.retry.push(BlockedFetch { node: p, ..f });
             }
             _ => {
-                let packet = pack::pack(
-                    &mut self.heap,
-                    &mut self.ga,
-                    &self.raised,
-                    p,
-                    pack::Moves {
-                        thunks: self.tuning.thunks_per_packet,
-                        depth: usize::MAX,
-                    },
-                    self.tuning.packet_words,
-                );
+                let packet = self.pack(p, usize::MAX);
                 self.send(
                     f.reply.pe,
                     Message::Resume {
@@ -224,6 +228,17 @@ impl Pe<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Packs the graph at `p`, thunks up to `depth` pointers away moving
+    /// with it (`Tuning::thunks_per_packet` at most).
+    fn pack(&mut self, p: Ptr, depth: usize) -> crate::message::Packet {
+        let moves = pack::Moves {
+            thunks: self.tuning.thunks_per_packet,
+            depth,
+        };
+        let limit = self.tuning.packet_words;
+        pack::pack(&mut self.heap, &mut self.ga, &self.raised, p, moves, limit)
     }
 
     /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
@@ -297,34 +312,32 @@ impl Pe<'_, '_> {
 
     /// Rebuilds a packet in the heap (collecting first if need be).
     fn unpack(&mut self, packet: &[u64]) -> Result<pack::Unpacked, Stop> {
-        let bad = |e: String| Stop::Error(format!("internal error: {e}"));
-        let words = pack::unpack_words(packet).map_err(bad)?;
+        let words = pack::unpack_words(packet).map_err(internal)?;
         self.ensure(&mut Thread::empty(), words)?;
-        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, packet).map_err(bad)
+        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, packet).map_err(internal)
     }
 
     /// Tells the old owners of moved thunks where they are now.
     fn acknowledge(&mut self, moved: Vec<(PeId, u32, GlobalAddr, Weight)>) {
-        let mut by_pe: BTreeMap<PeId, Vec<(u32, GlobalAddr, Weight)>> = BTreeMap::new();
-        for (pe, slot, new, w) in moved {
-            by_pe.entry(pe).or_default().push((slot, new, w));
-        }
-        for (pe, moved) in by_pe {
+        let moved = moved
+            .into_iter()
+            .map(|(pe, slot, new, w)| (pe, (slot, new, w)));
+        for (pe, moved) in by_pe(moved) {
             self.send(pe, Message::Ack { moved });
         }
     }
 
     /// Sends the weight of dead remote references home, one FREE per owner.
     pub(crate) fn send_frees(&mut self) {
-        let mut by_pe: BTreeMap<PeId, Vec<(u32, Weight)>> = BTreeMap::new();
+        let mut away = Vec::new();
         for (ga, w) in std::mem::take(&mut self.ga.to_free) {
             if ga.pe == self.gum.me {
                 self.ga.return_weight(ga.slot, w);
             } else {
-                by_pe.entry(ga.pe).or_default().push((ga.slot, w));
+                away.push((ga.pe, (ga.slot, w)));
             }
         }
-        for (pe, weights) in by_pe {
+        for (pe, weights) in by_pe(away) {
             self.send(pe, Message::Free { weights });
         }
     }
@@ -343,10 +356,7 @@ impl Pe<'_, '_> {
         }
         let waiters = self.heap.mem[i + 1] != 0;
         let size = crate::heap::h_size(self.heap.mem[i]) as u32;
-        let known = self
-            .ga
-            .arrive(new, w)
-            .map_err(|e| Stop::Error(format!("internal error: {e}")))?;
+        let known = self.ga.arrive(new, w).map_err(internal)?;
         match known {
             // Back here, or a node we hold a FetchMe for already.
             Some(q) => {
@@ -367,7 +377,7 @@ impl Pe<'_, '_> {
 
     /// Handles a message from another PE.
     pub fn receive(&mut self, bytes: &[u8]) -> Result<(), Stop> {
-        let m = Message::decode(bytes).map_err(|e| Stop::Error(format!("internal error: {e}")))?;
+        let m = Message::decode(bytes).map_err(internal)?;
         self.gum.received.count(m.kind(), bytes.len());
         match m {
             Message::Fish { origin, age } => {
@@ -375,20 +385,10 @@ impl Pe<'_, '_> {
                     self.gum.fish_out = false;
                     self.counters.fish_failed += 1;
                 } else if let Some(s) = self.spare_spark() {
-                    let packet = pack::pack(
-                        &mut self.heap,
-                        &mut self.ga,
-                        &self.raised,
-                        s,
-                        // The spark and the thunks it names (its thread
-                        // would fetch them at once), not what they name:
-                        // that may be data every task reads.
-                        pack::Moves {
-                            thunks: self.tuning.thunks_per_packet,
-                            depth: 1,
-                        },
-                        self.tuning.packet_words,
-                    );
+                    // The spark and the thunks it names (its thread would
+                    // fetch them at once), not what they name: that may be
+                    // data every task reads.
+                    let packet = self.pack(s, 1);
                     self.counters.sparks_exported += 1;
                     self.send(origin, Message::Schedule { packet });
                 } else if age < FISH_LIFE && self.gum.npes > 2 {
@@ -418,9 +418,10 @@ impl Pe<'_, '_> {
                 reply,
                 weight,
             } => {
-                let node = self.ga.owned_node(target.slot).ok_or_else(|| {
-                    Stop::Error("internal error: a FETCH for a freed address".into())
-                })?;
+                let node = self
+                    .ga
+                    .owned_node(target.slot)
+                    .ok_or_else(|| internal("a FETCH for a freed address"))?;
                 self.answer_fetch(BlockedFetch {
                     node,
                     reply,
@@ -435,9 +436,7 @@ impl Pe<'_, '_> {
                 // (Unpacking may collect: look the FetchMe up afterwards.)
                 let u = self.unpack(&packet)?;
                 if !self.answered(reply, weight, u.root) {
-                    return Err(Stop::Error(
-                        "internal error: a RESUME for a freed address".into(),
-                    ));
+                    return Err(internal("a RESUME for a freed address"));
                 }
                 self.acknowledge(u.moved);
             }

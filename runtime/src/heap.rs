@@ -307,18 +307,15 @@ impl Heap {
     /// new address.
     #[inline]
     pub fn evacuate(&mut self, p: Ptr) -> Ptr {
-        let mut p = p.0 as usize;
-        loop {
-            if p < self.static_end {
-                return Ptr(p as u32);
-            }
-            let h = self.spare[p];
-            match h_kind(h) {
-                kind::IND => p = self.spare[p + 1] as usize,
-                kind::FORWARD => return Ptr(h_info(h)),
-                kind::THUNK if self.selects(h).is_some() => return self.evacuate_selector(p),
-                _ => return self.copy(p, h),
-            }
+        let p = self.deref_spare(p.0 as usize);
+        if p < self.static_end {
+            return Ptr(p as u32);
+        }
+        let h = self.spare[p];
+        match h_kind(h) {
+            kind::FORWARD => Ptr(h_info(h)),
+            kind::THUNK if self.selects(h).is_some() => self.evacuate_selector(p),
+            _ => self.copy(p, h),
         }
     }
 
@@ -339,28 +336,22 @@ impl Heap {
         let mut chain: Vec<usize> = Vec::new();
         let mut cur = p;
         let r = loop {
-            if chain.len() >= SELECT_CHAIN {
-                break self.copy(cur, self.spare[cur]);
-            }
-            let Some(f) = self.selection(cur) else {
-                break self.copy(cur, self.spare[cur]);
+            let selected = if chain.len() < SELECT_CHAIN {
+                self.selection(cur)
+            } else {
+                None
             };
-            chain.push(cur);
-            let mut f = match f {
-                Selected::Done(r) => break r,
-                Selected::From(f) => f,
+            let f = match selected {
+                None => break self.copy(cur, self.spare[cur]),
+                Some(Selected::Done(r)) => {
+                    chain.push(cur);
+                    break r;
+                }
+                Some(Selected::From(f)) => {
+                    chain.push(cur);
+                    self.deref_spare(f)
+                }
             };
-            // The selected node, in from-space.
-            loop {
-                if f < self.static_end {
-                    break;
-                }
-                let h = self.spare[f];
-                match h_kind(h) {
-                    kind::IND => f = self.spare[f + 1] as usize,
-                    _ => break,
-                }
-            }
             if f < self.static_end {
                 break Ptr(f as u32);
             }
@@ -381,36 +372,41 @@ impl Heap {
     /// constructor is evaluated.
     fn selection(&self, p: usize) -> Option<Selected> {
         let i = self.selects(self.spare[p])?;
-        let mut c = self.spare[p + 1] as usize;
-        loop {
-            if c < self.static_end {
-                return None; // nullary constructors and boxes: no fields
-            }
-            let hc = self.spare[c];
-            match h_kind(hc) {
-                kind::IND => c = self.spare[c + 1] as usize,
-                kind::CON if h_size(hc) > i => {
-                    return Some(Selected::From(self.spare[c + 1 + i] as usize))
-                }
-                kind::FORWARD => {
-                    // Copied already: its fields are to-space addresses
-                    // once scanned, from-space ones before. (The node
-                    // under the scan is neither for sure.)
-                    let to = h_info(hc) as usize;
-                    let ht = self.mem[to];
-                    if h_kind(ht) != kind::CON || h_size(ht) <= i || to == self.under_scan {
-                        return None;
-                    }
-                    let f = self.mem[to + 1 + i] as usize;
-                    return Some(if to < self.scan {
-                        Selected::Done(Ptr(f as u32))
-                    } else {
-                        Selected::From(f)
-                    });
-                }
-                _ => return None,
-            }
+        let c = self.deref_spare(self.spare[p + 1] as usize);
+        if c < self.static_end {
+            return None; // nullary constructors and boxes: no fields
         }
+        let hc = self.spare[c];
+        match h_kind(hc) {
+            kind::CON if h_size(hc) > i => Some(Selected::From(self.spare[c + 1 + i] as usize)),
+            kind::FORWARD => {
+                // Copied already: its fields are to-space addresses once
+                // scanned, from-space ones before. (The node under the scan
+                // is neither for sure.)
+                let to = h_info(hc) as usize;
+                let ht = self.mem[to];
+                if h_kind(ht) != kind::CON || h_size(ht) <= i || to == self.under_scan {
+                    return None;
+                }
+                let f = self.mem[to + 1 + i] as usize;
+                Some(if to < self.scan {
+                    Selected::Done(Ptr(f as u32))
+                } else {
+                    Selected::From(f)
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The from-space node `p` stands for, past indirections (a static
+    /// address as it is).
+    #[inline(always)]
+    fn deref_spare(&self, mut p: usize) -> usize {
+        while p >= self.static_end && h_kind(self.spare[p]) == kind::IND {
+            p = self.spare[p + 1] as usize;
+        }
+        p
     }
 
     /// Is `p` (from-space, during a collection) a value, looking through

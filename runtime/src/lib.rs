@@ -142,8 +142,6 @@ pub struct PeStats {
     pub fish_forwarded: u64,
     pub fish_failed: u64,
     pub fetches: u64,
-    pub messages_sent: u64,
-    pub bytes_sent: u64,
     /// Seconds running (threads and messages) and idle (virtual for sim).
     pub busy_s: f64,
     pub idle_s: f64,
@@ -348,6 +346,13 @@ pub fn run_main_with(
 }
 
 impl PeStats {
+    /// Messages and bytes sent, all kinds together.
+    pub fn sent(&self) -> (u64, u64) {
+        self.messages
+            .values()
+            .fold((0, 0), |(m, b), (cm, cb)| (m + cm, b + cb))
+    }
+
     /// The PEs together: counts and times added, the largest heap.
     pub fn sum(pes: &[PeStats]) -> PeStats {
         let mut t = PeStats::default();
@@ -369,8 +374,6 @@ impl PeStats {
             t.fish_forwarded += p.fish_forwarded;
             t.fish_failed += p.fish_failed;
             t.fetches += p.fetches;
-            t.messages_sent += p.messages_sent;
-            t.bytes_sent += p.bytes_sent;
             t.busy_s += p.busy_s;
             t.idle_s += p.idle_s;
             t.blocked_s += p.blocked_s;
@@ -417,12 +420,6 @@ fn make_pe<'p, 'io>(
 /// The statistics of one PE.
 fn pe_stats(pe: &pe::Pe, [busy_s, idle_s, blocked_s]: [f64; 3]) -> PeStats {
     let c = &pe.counters;
-    let (messages_sent, bytes_sent) = pe
-        .gum
-        .sent
-        .by_kind
-        .values()
-        .fold((0, 0), |(m, b), (cm, cb)| (m + cm, b + cb));
     PeStats {
         reductions: c.reductions,
         allocated_bytes: 8 * (pe.heap.allocated_words + pe.heap.live_words() as u64),
@@ -441,8 +438,6 @@ fn pe_stats(pe: &pe::Pe, [busy_s, idle_s, blocked_s]: [f64; 3]) -> PeStats {
         fish_forwarded: c.fish_forwarded,
         fish_failed: c.fish_failed,
         fetches: c.fetches,
-        messages_sent,
-        bytes_sent,
         busy_s,
         idle_s,
         blocked_s,

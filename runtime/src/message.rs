@@ -98,9 +98,15 @@ fn ga_words(out: &mut Vec<u64>, ga: GlobalAddr) {
     out.push(ga.slot as u64);
 }
 
-/// The origin of a FISH (as bytes), without decoding anything else.
+/// Whether a message (as bytes) is a FISH.
+pub fn is_fish(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&(Kind::Fish as u8))
+}
+
+/// The origin of a FISH (as bytes: the kind word, then the origin), without
+/// decoding anything else.
 pub fn fish_origin(bytes: &[u8]) -> Option<PeId> {
-    if bytes.first() != Some(&(Kind::Fish as u8)) {
+    if !is_fish(bytes) {
         return None;
     }
     let w = bytes.get(8..16)?;

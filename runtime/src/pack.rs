@@ -83,9 +83,6 @@ pub fn pack(
         let h = heap.hdr(p);
         let k = h_kind(h);
         let n = h_size(h);
-        let room = |extra: usize, out: &Packet, queued: usize| {
-            out.len() + extra + queued * FETCHME_WORDS <= limit
-        };
         if (p.0 as usize) < heap.static_end {
             out.push(STATIC | (p.0 as u64) << 32);
             continue;
@@ -103,10 +100,11 @@ pub fn pack(
         // Normal forms and unread string literals are copied.
         let copy = is_value_kind(k) || k == kind::STR;
         let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
-        // (The root always travels whole: a FetchMe would answer a FETCH
-        // with itself.)
-        // (Room for the node, and for its fields as FetchMes.)
-        if (copy || moves) && (p == root || room(5 + n * (1 + FETCHME_WORDS), &out, stack.len())) {
+        // Room for the node, its fields as FetchMes and a FetchMe for each
+        // node waiting. (The root always travels whole: a FetchMe would
+        // answer a FETCH with itself.)
+        let room = out.len() + 5 + n * (1 + FETCHME_WORDS) + stack.len() * FETCHME_WORDS <= limit;
+        if (copy || moves) && (p == root || room) {
             if moves {
                 let (g, w) = ga.export_local(p);
                 out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);

@@ -110,7 +110,6 @@ pub struct Counters {
 }
 
 pub struct Pe<'p, 'io> {
-    pub id: PeId,
     pub l: &'p Loaded<'p>,
     pub heap: Heap,
     /// Threads by id; a free slot holds `Thread::empty()`.
@@ -158,7 +157,6 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
         }
         Pe {
-            id: PeId(0),
             l,
             heap,
             threads: Vec::new(),
@@ -182,9 +180,12 @@ impl<'p, 'io> Pe<'p, 'io> {
 
     /// Makes this PE number `id` of `npes` (the default is the only PE).
     pub fn join(&mut self, id: PeId, npes: usize, seed: u64) {
-        self.id = id;
         self.ga = GaTable::new(id);
         self.gum = Gum::new(id, npes, seed);
+    }
+
+    pub fn id(&self) -> PeId {
+        self.gum.me
     }
 
     // ------------------------------------------------------------ allocation

@@ -89,7 +89,7 @@ impl Mail {
                 // not held up).
                 t += pe.tuning.fish_delay.as_secs_f64();
             }
-            let fish = bytes.first() == Some(&(crate::message::Kind::Fish as u8));
+            let fish = crate::message::is_fish(&bytes);
             if !fish {
                 self.live += 1;
             }

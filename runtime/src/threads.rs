@@ -10,7 +10,7 @@
 //! thread could update, which is reported as `<<loop>>`, as on one PE.
 
 use crate::heap::Ptr;
-use crate::message::{Kind, Message};
+use crate::message::{is_fish, Message};
 use crate::pe::{Pe, Step, Stop};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -71,10 +71,6 @@ impl PeTimes {
     }
 }
 
-fn is_fish(bytes: &[u8]) -> bool {
-    bytes.first() == Some(&(Kind::Fish as u8))
-}
-
 struct Node<'a, 'p, 'io> {
     pe: &'a mut Pe<'p, 'io>,
     rx: &'a Inbox,
@@ -98,7 +94,7 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
     }
 
     fn me(&self) -> usize {
-        self.pe.id.0 as usize
+        self.pe.id().0 as usize
     }
 
     fn flush(&mut self) {
@@ -113,7 +109,7 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
 
     fn handle(&mut self, bytes: Vec<u8>) -> Result<(), Stop> {
         let delay = self.pe.tuning.fish_delay;
-        if !delay.is_zero() && crate::message::fish_origin(&bytes) == Some(self.pe.id) {
+        if !delay.is_zero() && crate::message::fish_origin(&bytes) == Some(self.pe.id()) {
             self.fish_home = Some((Instant::now() + delay, bytes));
             return Ok(());
         }

@@ -83,6 +83,14 @@ fn alloc(pe: &mut Pe, h: u64, words: &[u64]) -> Ptr {
 }
 
 /// Unpacks `packet` in `pe`'s heap (after making room, as gum.rs does).
+/// On `pe`: a thunk T (of 7) in a Box; (T, the Box).
+fn boxed_thunk(prog: &Prog, l: &Loaded, pe: &mut Pe) -> (Ptr, Ptr) {
+    let seven = l.int_box(7).unwrap();
+    let t = alloc(pe, header(kind::THUNK, 1, prog.thunk.0), &[seven.0 as u64]);
+    let c = alloc(pe, header(kind::CON, 1, prog.boxc.0), &[t.0 as u64]);
+    (t, c)
+}
+
 fn unpack(pe: &mut Pe, packet: &[u64]) -> pack::Unpacked {
     let words = pack::unpack_words(packet).unwrap();
     pe.ensure(&mut Thread::empty(), words).unwrap();
@@ -337,21 +345,11 @@ fn gc_collects_a_global_closure_once_no_remote_reference_is_left() {
     let prog = program();
     let l = load(&prog.p).unwrap();
     let mut pes = make_pes(&l, 2);
-    let seven = l.int_box(7).unwrap();
 
     // PE0 sends Box T to PE1, T a thunk: T stays home behind a global
     // address.
-    let t = alloc(
-        &mut pes[0],
-        header(kind::THUNK, 1, prog.thunk.0),
-        &[seven.0 as u64],
-    );
+    let (t, c) = boxed_thunk(&prog, &l, &mut pes[0]);
     let t_words = 1 + h_size(pes[0].heap.hdr(t));
-    let c = alloc(
-        &mut pes[0],
-        header(kind::CON, 1, prog.boxc.0),
-        &[t.0 as u64],
-    );
     let packet = pack_here(&mut pes[0], c);
     assert_eq!(pes[0].ga.owned_count(), 1);
     let u = unpack(&mut pes[1], &packet);
@@ -428,17 +426,7 @@ fn weight_is_conserved_through_a_round_trip() {
     let prog = program();
     let l = load(&prog.p).unwrap();
     let mut pes = make_pes(&l, 3);
-    let seven = l.int_box(7).unwrap();
-    let t = alloc(
-        &mut pes[0],
-        header(kind::THUNK, 1, prog.thunk.0),
-        &[seven.0 as u64],
-    );
-    let c = alloc(
-        &mut pes[0],
-        header(kind::CON, 1, prog.boxc.0),
-        &[t.0 as u64],
-    );
+    let (t, c) = boxed_thunk(&prog, &l, &mut pes[0]);
 
     // PE0 → PE1, twice (the second copy shares PE1's FetchMe).
     let p1 = pack_here(&mut pes[0], c);
