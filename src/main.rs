@@ -368,22 +368,25 @@ fn run(cli: Cli) -> Result<(), ()> {
     }
 }
 
-/// The compiler's passes recurse over the syntax tree (bounded by the
-/// nesting limit); a large stack keeps deep but legal programs safe.
-const STACK: usize = 256 << 20;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // A bug in gph is reported in one line, never as a Rust backtrace.
+    // A bug in gph is reported in one line, never as a Rust backtrace; a
+    // program too deep for the compiler's stack is reported below.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("gph: internal error: {info}");
+        if !gph_syntax::stack::is_too_deep(info.payload()) {
+            eprintln!("gph: internal error: {info}");
+        }
     }));
-    let worker = std::thread::Builder::new()
-        .stack_size(STACK)
-        .spawn(move || run(cli));
-    match worker.map(|w| w.join()) {
+    // The compiler's passes recurse over the program: they run on a thread
+    // with a large stack, whose guard stops them cleanly when it runs out.
+    let result = std::panic::catch_unwind(|| gph_syntax::stack::run(move || run(cli)));
+    match result {
         Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
         Ok(Ok(Err(()))) => ExitCode::FAILURE,
-        Ok(Err(_)) | Err(_) => ExitCode::FAILURE,
+        Ok(Err(too_deep)) => {
+            eprintln!("gph: {too_deep}");
+            ExitCode::FAILURE
+        }
+        Err(_) => ExitCode::FAILURE,
     }
 }

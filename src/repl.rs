@@ -576,7 +576,9 @@ pub fn repl(file: Option<String>, machine: MachineOpts) -> Result<(), ()> {
         let _ = editor.load_history(h);
     }
     println!("gph repl: :help for the commands, :quit to leave");
-    session.load(file);
+    if let Err(too_deep) = gph_syntax::stack::catch(|| session.load(file)) {
+        eprintln!("gph: {too_deep}");
+    }
     loop {
         let line = match editor.readline("gph> ") {
             Ok(l) => l,
@@ -604,8 +606,16 @@ pub fn repl(file: Option<String>, machine: MachineOpts) -> Result<(), ()> {
         } else {
             line
         };
-        if !session.input(&input) {
-            break;
+        // A program too deep for the compiler's stack is an error, and the
+        // session goes on as before the input.
+        let saved = (session.defs.clone(), session.imports.clone());
+        match gph_syntax::stack::catch(|| session.input(&input)) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(too_deep) => {
+                eprintln!("gph: {too_deep}");
+                (session.defs, session.imports) = saved;
+            }
         }
     }
     if let Some(h) = &history {

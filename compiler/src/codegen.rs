@@ -94,6 +94,11 @@ pub struct Gen<'a> {
     /// left; not expected, but safe).
     extra: Vec<ScDef>,
     tmp: u32,
+    /// Every variable occurring in the program (variables are unique, so
+    /// one bound by a `case` is used in its alternatives if it occurs at
+    /// all): looking in the alternatives at each `case` was quadratic in a
+    /// nest of 2,000 `if`s (4 s).
+    occurring: HashSet<u32>,
     pub errors: Vec<String>,
 }
 
@@ -112,8 +117,12 @@ impl<'a> Gen<'a> {
             strings: HashMap::new(),
             extra: Vec::new(),
             tmp: 0xF000_0000,
+            occurring: HashSet::new(),
             errors: Vec::new(),
         };
+        for sc in &lp.scs {
+            used_vars_in(&sc.body, &mut g.occurring);
+        }
         g.constructors();
         g
     }
@@ -936,6 +945,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     // ------------------------------------------------------------ expressions
 
     fn expr(&mut self, e: &Expr, ctx: Ctx) -> Res {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(v) => self.local(v, ctx),
             Expr::Lit(l) => self.lit(l, ctx),
@@ -1024,6 +1034,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
 
     /// A closure for `e`, evaluating nothing.
     fn lazy(&mut self, e: &Expr) -> Reg {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(v) => match self.env.get(&v.id).copied() {
                 Some(Loc::Boxed { reg, .. }) => reg,
@@ -1304,6 +1315,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
 
     /// The unboxed kind an expression produces without boxing, if any.
     fn natural_kind(&self, e: &Expr) -> Option<Kind> {
+        gph_syntax::stack::guard();
         match e {
             Expr::Lit(l) => lit_bits(l).map(|(k, _)| k),
             Expr::Local(v) => match self.env.get(&v.id) {
@@ -1351,6 +1363,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     // ------------------------------------------------------------ application
 
     fn app(&mut self, e: &Expr, ctx: Ctx) -> Res {
+        gph_syntax::stack::guard();
         let (f, args) = spine(e);
         match self.head(f) {
             Head::Prim(p) => {
@@ -1548,6 +1561,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     // ------------------------------------------------------------ primitives
 
     fn prim(&mut self, p: &PrimInfo, args: &[&Expr], ctx: Ctx) -> Res {
+        gph_syntax::stack::guard();
         match p.op {
             Op::Bin(op) => {
                 let k = p.args[0].unboxed().unwrap();
@@ -1718,6 +1732,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
         def: Option<&Expr>,
         ctx: Ctx,
     ) -> Res {
+        gph_syntax::stack::guard();
         // The join point for non-tail contexts.
         let slot = match ctx {
             Ctx::Tail => Res::Done,
@@ -1857,7 +1872,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 let siblings = self.g.cons.get(c0).map(|c| c.siblings).unwrap_or(1);
                 // A Bool case on a comparison: branch on it directly.
                 if let Some((cmp, x, y)) = self.comparison(scrut) {
-                    if !self.used(b, alts, def) {
+                    if !self.used(b) {
                         let va = self.value(x.0, x.1);
                         let vb = self.value(y, x.1);
                         let at = self.emit(Instr::BranchCmp {
@@ -1874,12 +1889,12 @@ impl<'g, 'a> FnGen<'g, 'a> {
                                 .map(|a| &a.body)
                                 .or(def)
                         };
-                        let (fb, tb) = (find(0).cloned(), find(1).cloned());
+                        let (fb, tb) = (find(0), find(1));
                         let ue = unreachable_expr(self);
-                        self.branch(|this| arm(this, fb.as_ref().unwrap_or(&ue)));
+                        self.branch(|this| arm(this, fb.unwrap_or(&ue)));
                         let pc = self.pc();
                         self.patch(at, pc);
-                        self.branch(|this| arm(this, tb.as_ref().unwrap_or(&ue)));
+                        self.branch(|this| arm(this, tb.unwrap_or(&ue)));
                         return self.join(slot, joins);
                     }
                 }
@@ -1923,7 +1938,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                         targets[tag] = Some(self.pc() as usize);
                     }
                     self.branch(|this| {
-                        this.fields(r, &a.vars, &a.body);
+                        this.fields(r, &a.vars);
                         arm(this, &a.body)
                     });
                 }
@@ -1954,15 +1969,13 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
     }
 
-    /// Binds the fields of the evaluated constructor in `r` that the body
-    /// uses.
-    fn fields(&mut self, r: Reg, vars: &[Var], body: &Expr) {
+    /// Binds the fields of the evaluated constructor in `r` that are used.
+    fn fields(&mut self, r: Reg, vars: &[Var]) {
         if vars.is_empty() {
             return;
         }
-        let used = used_vars(body);
         for (i, v) in vars.iter().enumerate() {
-            if used.contains(&v.id) {
+            if self.g.occurring.contains(&v.id) {
                 let d = self.new_reg();
                 self.emit(Instr::Field {
                     dst: d,
@@ -1980,9 +1993,9 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
     }
 
-    fn used(&self, b: &Var, alts: &[crate::core::Alt], def: Option<&Expr>) -> bool {
-        alts.iter().any(|a| used_vars(&a.body).contains(&b.id))
-            || def.is_some_and(|d| used_vars(d).contains(&b.id))
+    /// Whether a variable is used (see `Gen::occurring`).
+    fn used(&self, b: &Var) -> bool {
+        self.g.occurring.contains(&b.id)
     }
 
     /// A saturated comparison primitive: (cmp, (left, kind), right).
@@ -2015,16 +2028,12 @@ fn unreachable_expr(f: &FnGen) -> Expr {
 }
 
 /// Every variable occurring in an expression.
-fn used_vars(e: &Expr) -> HashSet<u32> {
-    fn go(e: &Expr, out: &mut HashSet<u32>) {
-        if let Expr::Local(v) = e {
-            out.insert(v.id);
-        }
-        e.for_each_child(|c| go(c, out));
+fn used_vars_in(e: &Expr, out: &mut HashSet<u32>) {
+    gph_syntax::stack::guard();
+    if let Expr::Local(v) = e {
+        out.insert(v.id);
     }
-    let mut s = HashSet::new();
-    go(e, &mut s);
-    s
+    e.for_each_child(|c| used_vars_in(c, out));
 }
 
 /// Generates the code of a lifted program.

@@ -98,6 +98,7 @@ impl Expr {
     /// default case of a bottom-up rewrite, so each pass writes only the
     /// nodes it changes.
     pub fn map_children(&self, mut f: impl FnMut(&Expr) -> Expr) -> Expr {
+        gph_syntax::stack::guard();
         match self {
             Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => self.clone(),
             Expr::App(h, args) => Expr::App(Box::new(f(h)), args.iter().map(&mut f).collect()),
@@ -126,6 +127,7 @@ impl Expr {
 
     /// Calls `f` on each direct sub-expression (the default case of a walk).
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        gph_syntax::stack::guard();
         match self {
             Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
             Expr::App(h, args) => {
@@ -143,6 +145,33 @@ impl Expr {
             Expr::Case(s, _, alts, d) => {
                 f(s);
                 alts.iter().for_each(|a| f(&a.body));
+                if let Some(d) = d {
+                    f(d)
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on each direct sub-expression, which it may change.
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+        gph_syntax::stack::guard();
+        match self {
+            Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
+            Expr::App(h, args) => {
+                f(h);
+                args.iter_mut().for_each(f);
+            }
+            Expr::Lam(_, b) => f(b),
+            Expr::Let(b, body) => {
+                match &mut **b {
+                    Bind::NonRec(_, r) => f(r),
+                    Bind::Rec(bs) => bs.iter_mut().for_each(|(_, r)| f(r)),
+                }
+                f(body)
+            }
+            Expr::Case(s, _, alts, d) => {
+                f(s);
+                alts.iter_mut().for_each(|a| f(&mut a.body));
                 if let Some(d) = d {
                     f(d)
                 }
@@ -212,6 +241,7 @@ impl Program {
         }
         impl Checker<'_> {
             fn expr(&mut self, e: &Expr) -> Result<(), String> {
+                gph_syntax::stack::guard();
                 match e {
                     Expr::Local(v) => {
                         if self.scope.contains(v) {
@@ -400,6 +430,7 @@ impl Printer {
     }
 
     fn expr(&mut self, e: &Expr, indent: usize) {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(v) => {
                 let _ = write!(self.out, "{v}");

@@ -124,6 +124,7 @@ pub fn derive_instances(
 
 /// Type variables occurring in a type, in order of first occurrence.
 fn type_vars(t: &Type, out: &mut Vec<Sym>) {
+    gph_syntax::stack::guard();
     match t {
         Type::Var(v) => {
             if !out.contains(&v.name) {
@@ -499,6 +500,7 @@ impl Gen<'_> {
 
     /// Compares the fields `a1..an` with `b1..bn` lexicographically.
     fn compare_fields(&self, op: OrdOp, n: usize, i: usize) -> Expr {
+        gph_syntax::stack::guard();
         let a = self.var(&format!("a{i}"));
         let b = self.var(&format!("b{i}"));
         if n == 0 {

@@ -308,6 +308,7 @@ impl<'s> Desugar<'s> {
     // ------------------------------------------------------------ expressions
 
     fn dict(&mut self, d: &Dict) -> Expr {
+        gph_syntax::stack::guard();
         match d {
             Dict::Var(s) => self.local(s),
             Dict::Inst(g, args) => {
@@ -333,6 +334,7 @@ impl<'s> Desugar<'s> {
     }
 
     fn expr(&mut self, e: &elab::Expr) -> Expr {
+        gph_syntax::stack::guard();
         use elab::Expr as E;
         match e {
             E::Var(Name::Local(s), _) => self.local(s),
@@ -443,6 +445,7 @@ impl<'s> Desugar<'s> {
     }
 
     fn comprehension(&mut self, head: &elab::Expr, quals: &[Stmt]) -> Expr {
+        gph_syntax::stack::guard();
         let Some((q, rest)) = quals.split_first() else {
             let h = self.expr(head);
             return Expr::app(
@@ -659,6 +662,7 @@ impl<'s> Desugar<'s> {
     }
 
     fn guard_chain(&mut self, quals: &[Stmt], body: &elab::Expr, fail: Expr) -> Expr {
+        gph_syntax::stack::guard();
         let Some((q, rest)) = quals.split_first() else {
             return self.expr(body);
         };
@@ -896,12 +900,14 @@ impl<'s> Desugar<'s> {
                     pats.extend(r.pats);
                     g.1.push(Row { pats, ..r });
                 }
-                let all = order
+                // The groups are distinct constructors of one type: all of
+                // them when as many. (Copying the type's constructors at each
+                // match was quadratic for a type with 2,000.)
+                let complete = order
                     .first()
                     .and_then(|c| self.cons.get(c))
                     .and_then(|ci| self.siblings.get(&ci.ty))
-                    .cloned();
-                let complete = all.is_some_and(|all| all.iter().all(|c| groups.contains_key(c)));
+                    .is_some_and(|all| all.len() == groups.len());
                 let mut alts = Vec::new();
                 for c in order {
                     let (vars, rows) = groups.remove(&c).expect("group");
@@ -924,8 +930,11 @@ impl<'s> Desugar<'s> {
             }
             Pat::Lit(..) => {
                 // One alternative per distinct literal, in order of appearance.
+                // Found through an index: 5,000 literals compared with
+                // each other were quadratic.
                 let mut order: Vec<Lit> = Vec::new();
                 let mut groups: Vec<Vec<Row>> = Vec::new();
+                let mut index: HashMap<String, usize> = HashMap::new();
                 for mut r in block {
                     let Pat::Lit(l, _) = r.pats.remove(0) else {
                         unreachable!("literal block")
@@ -934,9 +943,10 @@ impl<'s> Desugar<'s> {
                         Expr::Lit(l) => l,
                         _ => unreachable!("primitive literal pattern"),
                     };
-                    match order.iter().position(|o| same_lit(o, &l)) {
-                        Some(k) => groups[k].push(r),
+                    match index.get(&lit_key(&l)) {
+                        Some(&k) => groups[k].push(r),
                         None => {
+                            index.insert(lit_key(&l), order.len());
                             order.push(l);
                             groups.push(vec![r]);
                         }
@@ -1146,16 +1156,21 @@ fn normalize(r: &mut Row, u: &Var, cons: &HashMap<Sym, ConInfo>) {
     }
 }
 
-fn same_lit(a: &Lit, b: &Lit) -> bool {
-    match (a, b) {
-        // Bitwise, so that the grouping is an equivalence.
-        (Lit::Double(x), Lit::Double(y)) => x.to_bits() == y.to_bits(),
-        _ => a == b,
+/// Equal keys for the same literal pattern: doubles bitwise, so that the
+/// grouping is an equivalence.
+fn lit_key(l: &Lit) -> String {
+    match l {
+        Lit::Double(x) => format!("d{}", x.to_bits()),
+        Lit::Int(n) => format!("i{n}"),
+        Lit::Integer(n) => format!("I{n}"),
+        Lit::Char(c) => format!("c{}", *c as u32),
+        Lit::Str(s) => format!("s{s}"),
     }
 }
 
 /// Variables a pattern binds.
 fn pat_vars(p: &Pat, out: &mut Vec<Sym>) {
+    gph_syntax::stack::guard();
     match p {
         Pat::Var(x, _) => out.push(x.clone()),
         Pat::As(x, p, _) => {
@@ -1188,6 +1203,7 @@ fn group_binders(bs: &[Binding]) -> Vec<Sym> {
 
 /// Whether an expression refers to a local variable.
 fn mentions(e: &Expr, v: &Var) -> bool {
+    gph_syntax::stack::guard();
     match e {
         Expr::Local(x) => x == v,
         Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => false,

@@ -64,6 +64,7 @@ pub fn resolve<T: Operand>(
         op: Option<QName>,
         span: Span,
     ) -> Result<(), Diagnostic> {
+        gph_syntax::stack::guard();
         let r = out
             .pop()
             .ok_or_else(|| Diagnostic::error(span, "operator is missing an operand"))?;

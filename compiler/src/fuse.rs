@@ -210,6 +210,7 @@ fn wrap_lets(lets: Vec<Bind>, e: Expr) -> Expr {
 /// call of `c` (arity `n`), not under a lambda, at most once on any path.
 fn passed_on(e: &Expr, v: u32, c: u32, k: usize, n: usize) -> bool {
     fn ok(e: &Expr, v: u32, c: u32, k: usize, n: usize, lam: bool) -> bool {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(x) => x.id != v,
             Expr::App(h, a) => {
@@ -239,6 +240,7 @@ fn passed_on(e: &Expr, v: u32, c: u32, k: usize, n: usize) -> bool {
         }
     }
     fn path(e: &Expr, v: u32) -> usize {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(x) => usize::from(x.id == v),
             Expr::Case(s, _, alts, d) => {
@@ -262,6 +264,7 @@ fn passed_on(e: &Expr, v: u32, c: u32, k: usize, n: usize) -> bool {
 
 /// Replaces a global by a local variable.
 fn localise(e: &Expr, g: &str, v: &Var) -> Expr {
+    gph_syntax::stack::guard();
     match e {
         Expr::Global(x) if &**x == g => Expr::Local(v.clone()),
         _ => e.map_children(|c| localise(c, g, v)),
@@ -271,6 +274,7 @@ fn localise(e: &Expr, g: &str, v: &Var) -> Expr {
 /// Drops the `letrec` bindings nothing uses any more (the loops a fusion
 /// replaced).
 fn drop_dead(e: &Expr) -> Expr {
+    gph_syntax::stack::guard();
     match e {
         Expr::Let(b, body) => {
             let body = drop_dead(body);
@@ -313,6 +317,7 @@ impl Fuser<'_> {
     }
 
     fn expr(&mut self, e: &Expr, loops: &Loops) -> Expr {
+        gph_syntax::stack::guard();
         match e {
             Expr::Let(b, body) => match &**b {
                 Bind::NonRec(v, r) => Expr::Let(
@@ -477,6 +482,7 @@ impl Fuser<'_> {
 
     /// The first loop called at a leaf of `e` other than `c`.
     fn find_producer(&mut self, e: &Expr, c: &LoopCall, loops: &Loops) -> Option<LoopCall> {
+        gph_syntax::stack::guard();
         match e {
             Expr::Case(_, _, alts, def) => {
                 for a in alts {
@@ -610,6 +616,7 @@ impl Fuser<'_> {
 
     /// `c cargs e` with the call pushed into the leaves of `e`.
     fn push(&mut self, ctx: &Ctx, cargs: &[Expr], e: &Expr) -> Expr {
+        gph_syntax::stack::guard();
         match e {
             Expr::Case(s, b, alts, def) => Expr::Case(
                 s.clone(),
@@ -687,6 +694,7 @@ impl Fuser<'_> {
     /// Replaces each recursive call of the consumer whose argument k is a
     /// pushed field by the field with the call pushed into it.
     fn push_calls(&mut self, ctx: &Ctx, e: &Expr, pushed: &HashMap<u32, Expr>) -> Expr {
+        gph_syntax::stack::guard();
         if let Expr::App(h, args) = e {
             if let (Expr::Local(f), Some(Expr::Local(x))) = (&**h, args.get(ctx.k)) {
                 if f.id == ctx.c.var.id && args.len() == ctx.c.lp.params.len() {

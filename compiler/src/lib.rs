@@ -12,6 +12,7 @@ pub mod fixity;
 pub mod fuse;
 pub mod lift;
 pub mod modules;
+pub mod pmap;
 pub mod prims;
 pub mod rename;
 pub mod simplify;

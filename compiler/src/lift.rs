@@ -82,6 +82,7 @@ pub fn constructors(data: &[DataType]) -> HashMap<Sym, (usize, bool)> {
 /// Free variables of an expression, in order of first occurrence.
 pub fn free_vars(e: &Expr) -> Vec<Var> {
     fn go(e: &Expr, bound: &mut Vec<u32>, seen: &mut HashSet<u32>, out: &mut Vec<Var>) {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(v) => {
                 if !bound.contains(&v.id) && seen.insert(v.id) {
@@ -151,6 +152,7 @@ pub struct Lifter<'a> {
 impl Lifter<'_> {
     /// Whether an expression can be built without evaluating anything.
     pub fn is_alloc(&self, e: &Expr) -> bool {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(_) | Expr::Lit(_) | Expr::Global(_) | Expr::Con(_) => true,
             Expr::App(f, args) => {
@@ -218,6 +220,7 @@ impl Lifter<'_> {
 
     /// An expression in a lazy position.
     fn lazy(&mut self, e: &Expr) -> Expr {
+        gph_syntax::stack::guard();
         if let Expr::Lam(vs, b) = e {
             return self.lambda(vs, b);
         }
@@ -245,6 +248,7 @@ impl Lifter<'_> {
 
     /// An expression in a strict position (evaluated when reached).
     fn strict(&mut self, e: &Expr) -> Expr {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => e.clone(),
             Expr::App(f, args) => {
@@ -389,6 +393,7 @@ impl Lifter<'_> {
 
 /// Replaces calls of lifted local functions by known calls.
 fn rewrite_calls(e: &Expr, t: &HashMap<u32, (Sym, Vec<Var>, usize)>) -> Expr {
+    gph_syntax::stack::guard();
     let rec = |x: &Expr| rewrite_calls(x, t);
     let head = |id: u32| -> Option<Expr> {
         let (name, fv, _) = t.get(&id)?;

@@ -83,6 +83,7 @@ struct Renamer<'g> {
 
 /// Variables bound by a pattern, in order.
 fn binders(p: &Pat, out: &mut Vec<Ident>) {
+    gph_syntax::stack::guard();
     match p {
         Pat::Var(i) => out.push(i.clone()),
         Pat::Wildcard(_) | Pat::Lit(..) | Pat::NegLit(..) => {}
@@ -107,6 +108,7 @@ fn binders(p: &Pat, out: &mut Vec<Ident>) {
 
 impl fixity::Operand for Expr {
     fn span(&self) -> Span {
+        gph_syntax::stack::guard();
         Expr::span(self)
     }
     fn binary(op: QName, l: Expr, r: Expr) -> Expr {
@@ -121,6 +123,7 @@ impl fixity::Operand for Expr {
 
 impl fixity::Operand for Pat {
     fn span(&self) -> Span {
+        gph_syntax::stack::guard();
         Pat::span(self)
     }
     fn binary(op: QName, l: Pat, r: Pat) -> Pat {
@@ -270,6 +273,7 @@ impl Renamer<'_> {
     // ------------------------------------------------------------ types
 
     fn ty(&mut self, t: Type) -> Type {
+        gph_syntax::stack::guard();
         match t {
             Type::Var(_) => t,
             Type::Con(q) => Type::Con(self.global(Ns::Type, q)),
@@ -308,6 +312,7 @@ impl Renamer<'_> {
     // ------------------------------------------------------------ patterns
 
     fn pat(&mut self, p: Pat) -> Pat {
+        gph_syntax::stack::guard();
         match p {
             Pat::Var(_) | Pat::Wildcard(_) | Pat::Lit(..) | Pat::NegLit(..) => p,
             Pat::Con(q, ps, s) => {
@@ -385,6 +390,7 @@ impl Renamer<'_> {
     // ------------------------------------------------------------ expressions
 
     fn expr(&mut self, e: Expr) -> Expr {
+        gph_syntax::stack::guard();
         match e {
             Expr::Var(q) => Expr::Var(self.value(q)),
             Expr::Con(q) => Expr::Con(self.value(q)),

@@ -29,8 +29,10 @@
 //!      expanded (`bindIO m k w` is `case m w of IORes x -> k x w`).
 
 use crate::core::{Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Program, Var};
+use crate::pmap::PMap;
 use crate::prims::{self, Op, PrimInfo, Special};
 use gph_syntax::lexer::Sym;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// Renames every bound variable of the program so that all are distinct
@@ -63,6 +65,7 @@ impl Renamer<'_> {
     }
 
     pub fn expr(&mut self, e: &Expr) -> Expr {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(v) => Expr::Local(Var {
                 name: v.name.clone(),
@@ -125,6 +128,7 @@ pub(crate) fn is_atom(e: &Expr) -> bool {
 
 /// The number of nodes of an expression (for inlining decisions).
 pub fn size(e: &Expr) -> usize {
+    gph_syntax::stack::guard();
     match e {
         Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => 1,
         Expr::App(f, a) => size(f) + a.iter().map(size).sum::<usize>(),
@@ -145,6 +149,7 @@ pub fn size(e: &Expr) -> usize {
 }
 
 pub(crate) fn mentions_global(e: &Expr, g: &str) -> bool {
+    gph_syntax::stack::guard();
     match e {
         Expr::Global(x) => &**x == g,
         Expr::Local(_) | Expr::Lit(_) | Expr::Con(_) => false,
@@ -167,45 +172,53 @@ pub(crate) fn mentions_global(e: &Expr, g: &str) -> bool {
 
 /// Occurrences of a variable: (count, whether one is under a lambda).
 pub(crate) fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
-    fn go(e: &Expr, v: u32, lam: bool, out: &mut (usize, bool)) {
+    let mut unlimited = usize::MAX;
+    occurrences_within(e, v, &mut unlimited).expect("no limit")
+}
+
+/// [`occurrences`], looking at no more than `left` nodes (`None` when that
+/// is not enough); `left` is decreased by the nodes looked at.
+fn occurrences_within(e: &Expr, v: u32, left: &mut usize) -> Option<(usize, bool)> {
+    fn go(e: &Expr, v: u32, lam: bool, out: &mut (usize, bool), left: &mut usize) -> bool {
+        gph_syntax::stack::guard();
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        let mut go = |e: &Expr, lam: bool| go(e, v, lam, out, left);
         match e {
             Expr::Local(x) => {
                 if x.id == v {
                     out.0 += 1;
                     out.1 |= lam;
                 }
+                true
             }
-            Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
-            Expr::App(f, a) => {
-                go(f, v, lam, out);
-                a.iter().for_each(|x| go(x, v, lam, out));
-            }
-            Expr::Lam(_, b) => go(b, v, true, out),
+            Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => true,
+            Expr::App(f, a) => go(f, lam) && a.iter().all(|x| go(x, lam)),
+            Expr::Lam(_, b) => go(b, true),
             Expr::Let(b, body) => {
-                match &**b {
-                    Bind::NonRec(_, r) => go(r, v, lam, out),
+                (match &**b {
+                    Bind::NonRec(_, r) => go(r, lam),
                     // A letrec may be a loop: count as under a lambda.
-                    Bind::Rec(bs) => bs.iter().for_each(|(_, r)| go(r, v, true, out)),
-                }
-                go(body, v, lam, out)
+                    Bind::Rec(bs) => bs.iter().all(|(_, r)| go(r, true)),
+                }) && go(body, lam)
             }
             Expr::Case(s, _, alts, d) => {
-                go(s, v, lam, out);
-                alts.iter().for_each(|a| go(&a.body, v, lam, out));
-                if let Some(d) = d {
-                    go(d, v, lam, out)
-                }
+                go(s, lam)
+                    && alts.iter().all(|a| go(&a.body, lam))
+                    && d.as_ref().is_none_or(|d| go(d, lam))
             }
         }
     }
     let mut out = (0, false);
-    go(e, v, false, &mut out);
-    out
+    go(e, v, false, &mut out, left).then_some(out)
 }
 
 /// Replaces every occurrence of variables by expressions (no capture:
 /// variables are unique).
 pub(crate) fn substitute(e: &Expr, m: &HashMap<u32, Expr>) -> Expr {
+    gph_syntax::stack::guard();
     match e {
         Expr::Local(v) => m.get(&v.id).cloned().unwrap_or_else(|| e.clone()),
         Expr::App(f, a) => Expr::app(
@@ -213,6 +226,29 @@ pub(crate) fn substitute(e: &Expr, m: &HashMap<u32, Expr>) -> Expr {
             a.iter().map(|x| substitute(x, m)).collect(),
         ),
         _ => e.map_children(|x| substitute(x, m)),
+    }
+}
+
+/// Replaces the one occurrence of `v` in `e` by `by`, in place.
+fn substitute_once(e: &mut Expr, v: u32, by: &mut Option<Expr>) {
+    gph_syntax::stack::guard();
+    if by.is_none() {
+        return;
+    }
+    match e {
+        Expr::Local(x) if x.id == v => *e = by.take().expect("not yet used"),
+        Expr::App(f, args) => {
+            substitute_once(f, v, by);
+            args.iter_mut().for_each(|a| substitute_once(a, v, by));
+            // An application of an application is one application.
+            if let Expr::App(..) = **f {
+                let Expr::App(f, args) = std::mem::replace(e, Expr::Lit(Lit::Int(0))) else {
+                    unreachable!()
+                };
+                *e = Expr::app(*f, args);
+            }
+        }
+        _ => e.for_each_child_mut(|c| substitute_once(c, v, by)),
     }
 }
 
@@ -224,15 +260,24 @@ enum Known {
     Lit(Lit),
 }
 
+/// Persistent maps: the environment is copied at every scope.
 #[derive(Clone, Default)]
 struct Env {
-    subst: HashMap<u32, Expr>,
-    known: HashMap<u32, Known>,
+    subst: PMap<Expr>,
+    known: PMap<Known>,
 }
 
 const INLINE_SIZE: usize = 24;
 const SPEC_SIZE: usize = 600;
 const MAX_SPECS: usize = 3000;
+/// The work budget of a top-level binding: nodes looked at (by the
+/// simplifier and its occurrence counts) before inlining stops. Inlining
+/// simplifies again what it substitutes into, and a `let` counts the uses
+/// of its variable in its body, so a nest of 10,000 `do` statements or
+/// `let`s was quadratic; once the budget is spent the rest of the binding
+/// is only copied (still correct, less optimised).
+const WORK_BASE: usize = 200_000;
+const WORK_PER_NODE: usize = 50;
 
 struct Simp {
     defs: HashMap<Sym, Expr>,
@@ -248,6 +293,10 @@ struct Simp {
     next: u32,
     fuel: usize,
     depth: usize,
+    /// Nodes looked at for the current top-level binding, and how many it
+    /// may take (see `simplify`).
+    work: usize,
+    budget: usize,
     iores: Sym,
 }
 
@@ -297,7 +346,24 @@ impl Simp {
         None
     }
 
+    /// [`occurrences`] charged to the work budget; `None` (and no more
+    /// inlining) once the budget is spent.
+    fn occurrences(&mut self, e: &Expr, v: u32) -> Option<(usize, bool)> {
+        let mut left = self.budget.saturating_sub(self.work);
+        let r = occurrences_within(e, v, &mut left);
+        self.work = self.budget - left;
+        if r.is_none() {
+            self.fuel = 0;
+        }
+        r
+    }
+
     fn expr(&mut self, e: &Expr, env: &Env) -> Expr {
+        gph_syntax::stack::guard();
+        self.work += 1;
+        if self.work >= self.budget {
+            self.fuel = 0;
+        }
         match e {
             Expr::Local(v) => match env.subst.get(&v.id) {
                 Some(x) => x.clone(),
@@ -347,6 +413,7 @@ impl Simp {
 
     /// `f args`, both simplified.
     fn app(&mut self, f: Expr, mut args: Vec<Expr>, env: &Env) -> Expr {
+        gph_syntax::stack::guard();
         if args.is_empty() {
             return f;
         }
@@ -570,6 +637,7 @@ impl Simp {
     }
 
     fn let_(&mut self, b: &Bind, body: &Expr, env: &Env) -> Expr {
+        gph_syntax::stack::guard();
         match b {
             Bind::NonRec(v, rhs) => {
                 let rhs = self.expr(rhs, env);
@@ -582,16 +650,20 @@ impl Simp {
                     env2.known.insert(v.id, k);
                 }
                 let body = self.expr(body, &env2);
-                let (n, under_lam) = occurrences(&body, v.id);
+                let Some((n, under_lam)) = self.occurrences(&body, v.id) else {
+                    return Expr::Let(Box::new(Bind::NonRec(v.clone(), rhs)), Box::new(body));
+                };
                 if n == 0 {
                     return body;
                 }
                 if n == 1 && !under_lam && self.fuel > 0 {
                     self.fuel -= 1;
-                    let mut m = HashMap::new();
-                    m.insert(v.id, rhs);
-                    let is_lam = matches!(m[&v.id], Expr::Lam(..));
-                    let e = substitute(&body, &m);
+                    let is_lam = matches!(rhs, Expr::Lam(..));
+                    // Moved, not copied: a copy of each failure
+                    // continuation of a 2,000-alternative match into the
+                    // next was quadratic.
+                    let mut e = body;
+                    substitute_once(&mut e, v.id, &mut Some(rhs));
                     // A lambda may now be applied: beta-reduce it.
                     return if is_lam {
                         self.expr(&e, &Env::default())
@@ -602,13 +674,14 @@ impl Simp {
                 Expr::Let(Box::new(Bind::NonRec(v.clone(), rhs)), Box::new(body))
             }
             Bind::Rec(bs) => {
-                let bs = self.static_args(bs, body);
-                let (bs, body) = match bs {
-                    Ok((bs, body)) => (bs, body),
-                    Err(()) => (bs_clone(b), body.clone()),
+                // Unchanged, borrowed: copying the body at every `letrec`
+                // of a nest was quadratic.
+                let (bs, body): (Cow<[(Var, Expr)]>, Cow<Expr>) = match self.static_args(bs, body) {
+                    Ok((bs, body)) => (Cow::Owned(bs), Cow::Owned(body)),
+                    Err(()) => (Cow::Borrowed(bs), Cow::Borrowed(body)),
                 };
                 let mut env2 = env.clone();
-                for (v, rhs) in &bs {
+                for (v, rhs) in bs.iter() {
                     if let Some(k) = self.known_of(rhs, env) {
                         env2.known.insert(v.id, k);
                     }
@@ -618,12 +691,18 @@ impl Simp {
                     .map(|(v, r)| (v.clone(), self.expr(r, &env2)))
                     .collect();
                 let body = self.expr(&body, &env2);
-                let bs = live_bindings(bs, &body);
+                let mut left = self.budget.saturating_sub(self.work);
+                let bs = live_bindings_within(bs, &body, &mut left);
+                self.work = self.budget - left;
                 if bs.is_empty() {
                     return body;
                 }
                 // A single non-recursive binding is a plain let.
-                if bs.len() == 1 && occurrences(&bs[0].1, bs[0].0.id).0 == 0 {
+                if bs.len() == 1
+                    && self
+                        .occurrences(&bs[0].1, bs[0].0.id)
+                        .is_some_and(|o| o.0 == 0)
+                {
                     let (v, r) = bs.into_iter().next().unwrap();
                     return Expr::Let(Box::new(Bind::NonRec(v, r)), Box::new(body));
                 }
@@ -640,19 +719,21 @@ impl Simp {
         bs: &[(Var, Expr)],
         body: &Expr,
     ) -> Result<(Vec<(Var, Expr)>, Expr), ()> {
-        let mut bs = bs.to_vec();
-        let mut body = body.clone();
+        // Copied only when a parameter goes.
+        let mut bs: Cow<[(Var, Expr)]> = Cow::Borrowed(bs);
+        let mut body: Cow<Expr> = Cow::Borrowed(body);
         let mut changed_any = false;
         for k in 0..bs.len() {
-            let (f, rhs) = bs[k].clone();
-            let Expr::Lam(ps, fbody) = &rhs else { continue };
+            let f = bs[k].0.clone();
+            let Expr::Lam(ps, _) = &bs[k].1 else { continue };
+            let ps = ps.clone();
             for i in (0..ps.len()).rev() {
                 // Collect the argument at position i of every call.
                 let mut seen: Option<Sym> = None;
                 let mut ok = true;
                 let mut check = |e: &Expr| calls_static(e, f.id, i, ps[i].id, &mut seen, &mut ok);
                 check(&body);
-                for (_, r) in &bs {
+                for (_, r) in bs.iter() {
                     check(r);
                 }
                 if !ok || seen.is_none() {
@@ -662,6 +743,9 @@ impl Simp {
                 // Drop parameter i: rewrite every call, substitute in the body.
                 let mut m = HashMap::new();
                 m.insert(ps[i].id, Expr::Global(g));
+                let Expr::Lam(_, fbody) = &bs[k].1 else {
+                    unreachable!()
+                };
                 let new_body = substitute(fbody, &m);
                 let mut new_ps = ps.clone();
                 new_ps.remove(i);
@@ -670,17 +754,18 @@ impl Simp {
                 } else {
                     Expr::Lam(new_ps, Box::new(new_body))
                 };
+                let bs = bs.to_mut();
                 bs[k].1 = new_rhs;
                 for (_, r) in bs.iter_mut() {
                     *r = drop_arg(r, f.id, i);
                 }
-                body = drop_arg(&body, f.id, i);
+                body = Cow::Owned(drop_arg(&body, f.id, i));
                 changed_any = true;
                 break;
             }
         }
         if changed_any {
-            Ok((bs, body))
+            Ok((bs.into_owned(), body.into_owned()))
         } else {
             Err(())
         }
@@ -721,6 +806,7 @@ impl Simp {
     }
 
     fn case(&mut self, s: Expr, b: &Var, alts: &[Alt], def: Option<&Expr>, env: &Env) -> Expr {
+        gph_syntax::stack::guard();
         // case (let bs in e) of ...  ==>  let bs in case e of ...
         if let Expr::Let(bind, inner) = s {
             let c = self.case(*inner, b, alts, def, env);
@@ -754,7 +840,7 @@ impl Simp {
                 }
                 // Keep the binder bound to the (allocated) value.
                 let body = self.expr(body, &env2);
-                if occurrences(&body, b.id).0 == 0 {
+                if self.occurrences(&body, b.id).is_some_and(|o| o.0 == 0) {
                     return body;
                 }
                 return Expr::Let(Box::new(Bind::NonRec(b.clone(), s)), Box::new(body));
@@ -797,7 +883,14 @@ impl Simp {
 /// The bindings of a `letrec` that `body` needs, directly or through the
 /// others (the rest are dead).
 pub(crate) fn live_bindings(bs: Vec<(Var, Expr)>, body: &Expr) -> Vec<(Var, Expr)> {
-    let uses = |e: &Expr, v: u32| occurrences(e, v).0 > 0;
+    let mut unlimited = usize::MAX;
+    live_bindings_within(bs, body, &mut unlimited)
+}
+
+/// [`live_bindings`], looking at no more than `left` nodes: beyond, what is
+/// left to look at counts as live.
+fn live_bindings_within(bs: Vec<(Var, Expr)>, body: &Expr, left: &mut usize) -> Vec<(Var, Expr)> {
+    let mut uses = |e: &Expr, v: u32| occurrences_within(e, v, left).is_none_or(|o| o.0 > 0);
     let mut live: HashSet<u32> = HashSet::new();
     let mut changed = true;
     while changed {
@@ -819,17 +912,11 @@ pub(crate) fn live_bindings(bs: Vec<(Var, Expr)>, body: &Expr) -> Vec<(Var, Expr
         .collect()
 }
 
-fn bs_clone(b: &Bind) -> Vec<(Var, Expr)> {
-    match b {
-        Bind::Rec(bs) => bs.clone(),
-        Bind::NonRec(v, e) => vec![(v.clone(), e.clone())],
-    }
-}
-
 /// Checks every occurrence of `f`: a call with more than `i` arguments
 /// whose argument `i` is one global (the same everywhere) or `f`'s own
 /// parameter `p`.
 fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: &mut bool) {
+    gph_syntax::stack::guard();
     if !*ok {
         return;
     }
@@ -865,6 +952,7 @@ fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: 
 
 /// Removes argument `i` from every call of `f`.
 fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
+    gph_syntax::stack::guard();
     let rec = |x: &Expr| drop_arg(x, f, i);
     match e {
         Expr::App(h, args) => {
@@ -885,41 +973,75 @@ fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
 /// Floats the `let`s at the top of top-level bindings to new top-level
 /// bindings, and gives constructor applications atomic arguments, until
 /// nothing changes.
+///
+/// Linear in the size of the program: a top-level list literal of 10,000
+/// elements floats 10,000 bindings (each binding is moved, not copied, and
+/// the new ones go through a work stack rather than being spliced into the
+/// middle of the program), and the name of a field floated from a floated
+/// field does not grow with the depth (`xs$f1$f1$f1$f1` then `xs$f1$N`,
+/// `N` fresh): names a path long took 90 s for 10,000 elements.
 fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym, usize>) {
-    let mut i = 0;
-    while i < binds.len() {
-        let (name, e) = binds[i].clone();
+    // (name, definition, the top-level binding it came from, how many
+    // fields deep), in reverse order: the next binding to look at is last.
+    let mut work: Vec<(Sym, Expr, Sym, usize)> = std::mem::take(binds)
+        .into_iter()
+        .rev()
+        .map(|(n, e)| (n.clone(), e, n, 0))
+        .collect();
+    while let Some((name, e, root, depth)) = work.pop() {
         match e {
-            Expr::Let(b, body) => {
-                let bs = bs_clone(&b);
-                // The body's own variable (`in this`) takes the binding's name.
-                let own = match &*body {
-                    Expr::Local(v) if bs.iter().any(|(x, _)| x.id == v.id) => Some(v.id),
-                    _ => None,
-                };
+            Expr::Let(..) => {
+                // Every `let` at the top at once, with one substitution:
+                // one at a time substituted into the rest of a nest of
+                // 10,000 `let`s 10,000 times.
                 let mut m = HashMap::new();
-                let mut names = Vec::new();
-                for (v, _) in &bs {
-                    let n = if Some(v.id) == own {
-                        name.clone()
-                    } else {
-                        Sym::from(format!("{name}${}{}", v.name, v.id))
+                let mut levels: Vec<Vec<(Sym, Expr)>> = Vec::new();
+                let mut e = e;
+                let mut own = false;
+                while let Expr::Let(b, body) = e {
+                    let bs = match *b {
+                        Bind::Rec(bs) => bs,
+                        Bind::NonRec(v, e) => vec![(v, e)],
                     };
-                    m.insert(v.id, Expr::Global(n.clone()));
-                    names.push(n);
+                    // The body's own variable (`in this`) takes the binding's name.
+                    let own_var = match &*body {
+                        Expr::Local(v) if bs.iter().any(|(x, _)| x.id == v.id) => Some(v.id),
+                        _ => None,
+                    };
+                    let mut level = Vec::new();
+                    for (v, rhs) in bs {
+                        let n = if Some(v.id) == own_var {
+                            name.clone()
+                        } else {
+                            Sym::from(format!("{name}${}{}", v.name, v.id))
+                        };
+                        m.insert(v.id, Expr::Global(n.clone()));
+                        level.push((n, rhs));
+                    }
+                    // The binding's own name first keeps the order readable.
+                    level.sort_by_key(|(n, _)| if *n == name { 0 } else { 1 });
+                    levels.push(level);
+                    e = *body;
+                    if own_var.is_some() {
+                        own = true;
+                        break;
+                    }
                 }
-                let mut new = Vec::new();
-                for ((_, rhs), n) in bs.iter().zip(names) {
-                    new.push((n, substitute(rhs, &m)));
+                // The new ones are looked at next: the binding itself, then
+                // the innermost `let`'s, as when floated one at a time.
+                let mut new: Vec<(Sym, Expr)> = Vec::new();
+                if !own {
+                    new.push((name.clone(), substitute(&e, &m)));
                 }
-                if own.is_none() {
-                    new.push((name.clone(), substitute(&body, &m)));
+                for level in levels.into_iter().rev() {
+                    new.extend(level.into_iter().map(|(n, rhs)| (n, substitute(&rhs, &m))));
                 }
-                // Replace binding i by the new ones (the binding's own name
-                // first keeps the order readable).
                 new.sort_by_key(|(n, _)| if *n == name { 0 } else { 1 });
-                binds.splice(i..=i, new);
-                continue;
+                work.extend(
+                    new.into_iter()
+                        .rev()
+                        .map(|(n, e)| (n, e, root.clone(), depth)),
+                );
             }
             Expr::App(f, args)
                 if matches!(&*f, Expr::Con(c) if cons.get(c) == Some(&args.len()))
@@ -934,18 +1056,26 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
                             a
                         } else {
                             *next += 1;
-                            let n = Sym::from(format!("{name}$f{k}"));
+                            let n = if depth < 4 {
+                                Sym::from(format!("{name}$f{k}"))
+                            } else {
+                                Sym::from(format!("{root}$f{k}${next}"))
+                            };
                             extra.push((n.clone(), a));
                             Expr::Global(n)
                         }
                     })
                     .collect();
-                binds[i].1 = Expr::App(f, args);
-                binds.splice(i + 1..i + 1, extra);
+                binds.push((name, Expr::App(f, args)));
+                work.extend(
+                    extra
+                        .into_iter()
+                        .rev()
+                        .map(|(n, e)| (n, e, root.clone(), depth + 1)),
+                );
             }
-            _ => {}
+            e => binds.push((name, e)),
         }
-        i += 1;
     }
 }
 
@@ -1000,6 +1130,8 @@ pub fn simplify(p: &mut Program) -> u32 {
         next,
         fuel: 0,
         depth: 0,
+        work: 0,
+        budget: 0,
         iores,
     };
     for _round in 0..2 {
@@ -1019,6 +1151,8 @@ pub fn simplify(p: &mut Program) -> u32 {
             let e = s.defs[&n].clone();
             s.fuel = 4000;
             s.depth = 0;
+            s.work = 0;
+            s.budget = WORK_BASE + WORK_PER_NODE * size(&e);
             let e2 = s.expr(&e, &Env::default());
             s.defs.insert(n, e2);
         }

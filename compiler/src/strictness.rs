@@ -127,6 +127,7 @@ impl<'a> Env<'a> {
     }
 
     fn sv(&self, e: &Expr, out: &mut Set, depth: usize) {
+        gph_syntax::stack::guard();
         if depth > 200 {
             return;
         }
@@ -300,6 +301,7 @@ impl Kinds<'_, '_> {
 
     /// Collects evidence about variables from how they are used.
     fn evidence(&mut self, e: &Expr) {
+        gph_syntax::stack::guard();
         match e {
             Expr::Local(_) | Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => {}
             Expr::App(f, args) => {
@@ -359,6 +361,7 @@ impl Kinds<'_, '_> {
 
     /// The unboxed kind an expression certainly produces, if any.
     fn expr_kind(&self, e: &Expr) -> Option<Kind> {
+        gph_syntax::stack::guard();
         match e {
             Expr::Lit(l) => lit_kind(l),
             Expr::Local(v) => self.vars.get(&v.id).copied(),
@@ -392,6 +395,7 @@ impl Kinds<'_, '_> {
     /// The kind every way out of `e` returns (None: boxed / unknown;
     /// Some(None): only failures).
     fn result(&self, e: &Expr, depth: usize) -> Option<Option<Kind>> {
+        gph_syntax::stack::guard();
         if depth > 100 {
             return None;
         }

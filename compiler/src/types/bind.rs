@@ -124,6 +124,7 @@ fn add_clause<'a>(
 }
 
 fn simple_var(p: &ast::Pat) -> Option<&ast::Ident> {
+    gph_syntax::stack::guard();
     match p {
         ast::Pat::Var(i) => Some(i),
         ast::Pat::Paren(p, _) => simple_var(p),
@@ -132,6 +133,7 @@ fn simple_var(p: &ast::Pat) -> Option<&ast::Ident> {
 }
 
 pub fn pat_vars(p: &ast::Pat, out: &mut Vec<Sym>) {
+    gph_syntax::stack::guard();
     use ast::Pat as P;
     match p {
         P::Var(i) => out.push(i.name.clone()),
@@ -172,6 +174,7 @@ impl Refs<'_> {
     }
 
     fn expr(&mut self, e: &ast::Expr) {
+        gph_syntax::stack::guard();
         use ast::Expr as E;
         match e {
             E::Var(q) => self.name(q),
@@ -803,6 +806,7 @@ pub fn decl_binds(d: &Decl, name: &str) -> bool {
 
 /// The bound variables a type mentions.
 pub fn gens_of(t: &Type, out: &mut Vec<u32>) {
+    gph_syntax::stack::guard();
     match t.ty() {
         Ty::Gen(i) if !out.contains(i) => out.push(*i),
         Ty::App(f, a) => {

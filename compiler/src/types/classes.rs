@@ -88,6 +88,7 @@ impl Tc {
     /// One-way matching of an instance head (with `Gen` variables) against
     /// a type.
     fn match_ty(&mut self, pat: &Type, t: &Type, sub: &mut Vec<Option<Type>>) -> bool {
+        gph_syntax::stack::guard();
         match pat.ty() {
             Ty::Gen(i) => {
                 let i = *i as usize;
@@ -153,6 +154,7 @@ impl Tc {
 
     /// Whether `C t` holds by instances alone (for defaulting).
     pub fn has_instance(&mut self, class: ClassId, t: &Type, depth: u32) -> bool {
+        gph_syntax::stack::guard();
         if depth > 50 {
             return false;
         }
@@ -300,6 +302,7 @@ impl Tc {
     }
 
     fn has_inner_skolem(&mut self, t: &Type, outer: u32) -> bool {
+        gph_syntax::stack::guard();
         let t = self.table.head(t);
         match t.ty() {
             Ty::Skol(s) => self.table.skolems[*s as usize].level > outer,

@@ -350,6 +350,7 @@ impl Printer {
     }
 
     fn expr(&self, e: &Expr, prec: u8) -> String {
+        gph_syntax::stack::guard();
         let mut s = String::new();
         let paren = |s: String, p: bool| if p { format!("({s})") } else { s };
         match e {
@@ -443,6 +444,7 @@ impl Printer {
     }
 
     fn pat(&self, p: &Pat, prec: u8) -> String {
+        gph_syntax::stack::guard();
         match p {
             Pat::Var(v, _) => v.to_string(),
             Pat::Wildcard(_) => "_".into(),

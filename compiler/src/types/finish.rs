@@ -86,6 +86,7 @@ impl Tc {
     }
 
     fn resolve_dict(&mut self, d: &Dict, depth: u32) -> Dict {
+        gph_syntax::stack::guard();
         match d {
             Dict::Hole(h) => match self.holes.get(*h as usize).cloned().flatten() {
                 Some(x) if depth < 10_000 => self.resolve_dict(&x, depth + 1),
@@ -323,6 +324,7 @@ impl Tc {
     }
 
     fn fin_expr(&mut self, e: &mut Expr) {
+        gph_syntax::stack::guard();
         match e {
             Expr::Pending(id) => {
                 let mut r = self.resolve_pending_expr(*id);
@@ -370,6 +372,7 @@ impl Tc {
     }
 
     fn fin_pat(&mut self, p: &mut Pat) {
+        gph_syntax::stack::guard();
         match p {
             Pat::Pending(id, span) => {
                 let mut r = self.resolve_pending_pat(*id, *span);

@@ -65,6 +65,7 @@ impl Tc {
     /// recursion) keeps a small stack frame: deeply nested expressions
     /// recurse through it.
     fn tc_expr(&mut self, e: &ast::Expr, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
+        gph_syntax::stack::guard();
         use ast::Expr as E;
         match e {
             E::Paren(inner, _) => self.tc_expr(inner, exp, ctx),
@@ -909,6 +910,7 @@ impl Tc {
     /// types with one constructor, variables, lazy patterns and tuples of
     /// such cannot).
     pub fn pat_can_fail(&self, p: &Pat) -> bool {
+        gph_syntax::stack::guard();
         match p {
             Pat::Var(..) | Pat::Wildcard(_) | Pat::Lazy(..) => false,
             Pat::Bang(p, _) | Pat::As(_, p, _) => self.pat_can_fail(p),
@@ -928,6 +930,7 @@ impl Tc {
     /// Checks a pattern against the type its context gives it; its
     /// variables are added to `binds`.
     pub fn check_pat(&mut self, p: &ast::Pat, exp: &Type, binds: &mut Binds) -> Pat {
+        gph_syntax::stack::guard();
         use ast::Pat as P;
         match p {
             P::Var(id) => {

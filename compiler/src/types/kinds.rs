@@ -23,6 +23,7 @@ pub fn show_ast_type(t: &ast::Type) -> String {
 /// application when `prec` is 2.
 pub fn show_ast_type_prec(t: &ast::Type, prec: u8) -> String {
     fn go(t: &ast::Type, prec: u8, out: &mut String) {
+        gph_syntax::stack::guard();
         match t {
             ast::Type::Var(i) => out.push_str(&i.name),
             ast::Type::Con(q) => out.push_str(&q.name),
@@ -105,6 +106,7 @@ impl Tc {
     }
 
     fn koccurs(&self, v: u32, k: &Kind) -> bool {
+        gph_syntax::stack::guard();
         match self.kprune(k) {
             Kind::Var(w) => w == v,
             Kind::Star => false,
@@ -113,6 +115,7 @@ impl Tc {
     }
 
     pub fn kunify(&mut self, a: &Kind, b: &Kind) -> bool {
+        gph_syntax::stack::guard();
         let (a, b) = (self.kprune(a), self.kprune(b));
         match (&a, &b) {
             (Kind::Star, Kind::Star) => true,
@@ -133,6 +136,7 @@ impl Tc {
 
     /// Resolves a kind, defaulting unconstrained variables to `*`.
     pub fn kdefault(&self, k: &Kind) -> Kind {
+        gph_syntax::stack::guard();
         match self.kprune(k) {
             Kind::Var(_) | Kind::Star => Kind::Star,
             Kind::Arrow(a, b) => Kind::arrow(self.kdefault(&a), self.kdefault(&b)),
@@ -153,6 +157,7 @@ impl Tc {
     /// `new_vars`: unknown type variables are added to the scope (in a
     /// signature) rather than reported (in a declaration's body).
     pub fn kind_of(&mut self, t: &ast::Type, scope: &mut KScope, new_vars: bool) -> Option<Kind> {
+        gph_syntax::stack::guard();
         match t {
             ast::Type::Var(id) => {
                 if let Some((_, k)) = scope.iter().find(|(n, _)| *n == id.name) {
@@ -379,6 +384,7 @@ impl Tc {
 
     /// Converts a kind-correct syntax type (errors become the error type).
     pub fn to_type(&mut self, t: &ast::Type, vars: &HashMap<Sym, Type>) -> Type {
+        gph_syntax::stack::guard();
         match t {
             ast::Type::Var(id) => vars.get(&id.name).cloned().unwrap_or_else(Type::error),
             ast::Type::Con(q) => match self.tycon_of_name(q) {
@@ -823,6 +829,7 @@ impl Tc {
         ids: &HashMap<TcId, usize>,
         state: &mut [u8],
     ) {
+        gph_syntax::stack::guard();
         if state[i] == 2 {
             return;
         }
@@ -873,6 +880,7 @@ impl Tc {
 }
 
 fn collect_cons<'a>(t: &'a ast::Type, out: &mut Vec<&'a ast::QName>) {
+    gph_syntax::stack::guard();
     match t {
         ast::Type::Con(q) => out.push(q),
         ast::Type::Var(_) => {}
@@ -887,6 +895,7 @@ fn collect_cons<'a>(t: &'a ast::Type, out: &mut Vec<&'a ast::QName>) {
 
 /// Whether a pattern is just the variable `name` (possibly parenthesised).
 pub fn pat_is_var(p: &ast::Pat, name: &str) -> bool {
+    gph_syntax::stack::guard();
     match p {
         ast::Pat::Var(i) => &*i.name == name,
         ast::Pat::Paren(p, _) => pat_is_var(p, name),

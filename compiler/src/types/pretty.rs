@@ -170,6 +170,7 @@ impl Printer<'_> {
 
     /// `prec`: 0 anywhere, 1 as the argument of `->`, 2 as a type argument.
     fn go(&mut self, t: &Type, prec: u8, out: &mut String) {
+        gph_syntax::stack::guard();
         let t = self.table.prune(t);
         match t.ty() {
             Ty::Var(v) => out.push_str(&self.namer.meta(*v)),

@@ -181,6 +181,7 @@ impl Scheme {
 
 /// Replaces `Gen(i)` by `args[i]` (a scheme's instantiation).
 pub fn subst_gen(t: &Type, args: &[Type]) -> Type {
+    gph_syntax::stack::guard();
     match t.ty() {
         Ty::Gen(i) => args.get(*i as usize).cloned().unwrap_or_else(Type::error),
         Ty::App(f, a) => Type::app(subst_gen(f, args), subst_gen(a, args)),
@@ -195,6 +196,7 @@ pub fn subst_gen(t: &Type, args: &[Type]) -> Type {
 
 /// Whether the type mentions any `Gen` variable.
 pub fn has_gen(t: &Type) -> bool {
+    gph_syntax::stack::guard();
     match t.ty() {
         Ty::Gen(_) => true,
         Ty::App(f, a) => has_gen(f) || has_gen(a),
@@ -269,6 +271,7 @@ impl TypeTable {
 
     /// Follows variable links (with path compression), keeping synonyms.
     pub fn prune(&mut self, t: &Type) -> Type {
+        gph_syntax::stack::guard();
         if let Ty::Var(v) = t.ty() {
             let v = *v as usize;
             if let Some(l) = self.vars[v].link.clone() {
@@ -295,6 +298,7 @@ impl TypeTable {
 
     /// Fully resolves a type (links substituted everywhere; synonyms kept).
     pub fn zonk(&mut self, t: &Type) -> Type {
+        gph_syntax::stack::guard();
         let t = self.prune(t);
         match t.ty() {
             Ty::App(f, a) => {
@@ -331,6 +335,7 @@ impl TypeTable {
     /// Unifies two types. On failure some variables may already be bound;
     /// the caller reports the error and goes on.
     pub fn unify(&mut self, a: &Type, b: &Type) -> Result<(), UnifyError> {
+        gph_syntax::stack::guard();
         let a = self.prune(a);
         let b = self.prune(b);
         if a.ptr_eq(&b) {
@@ -407,6 +412,7 @@ impl TypeTable {
 
     /// Whether every variable of `t` lives at `level` or outside it.
     fn closed(&mut self, t: &Type, level: u32) -> bool {
+        gph_syntax::stack::guard();
         let t = self.prune(t);
         match t.ty() {
             Ty::Var(w) => self.vars[*w as usize].level <= level,
@@ -426,6 +432,7 @@ impl TypeTable {
     /// Occurs check, and lowers the levels of the variables of `t` to
     /// `level` (they become as long-lived as `v`).
     fn adjust(&mut self, v: u32, level: u32, t: &Type) -> Result<(), AdjustError> {
+        gph_syntax::stack::guard();
         let t = self.prune(t);
         match t.ty() {
             Ty::Var(w) => {
@@ -462,6 +469,7 @@ impl TypeTable {
 
     /// Structural equality after resolving links and synonyms.
     pub fn equal(&mut self, a: &Type, b: &Type) -> bool {
+        gph_syntax::stack::guard();
         let a = self.head(a);
         let b = self.head(b);
         match (a.ty(), b.ty()) {
@@ -480,6 +488,7 @@ impl TypeTable {
 
     /// Whether the type contains a meta or rigid variable deeper than `level`.
     pub fn has_inner_vars(&mut self, t: &Type, level: u32) -> bool {
+        gph_syntax::stack::guard();
         let t = self.head(t);
         match t.ty() {
             Ty::Var(v) => self.vars[*v as usize].level > level,
@@ -494,6 +503,7 @@ impl TypeTable {
 
     /// Whether the type contains the error type.
     pub fn has_error(&mut self, t: &Type) -> bool {
+        gph_syntax::stack::guard();
         let t = self.head(t);
         match t.ty() {
             Ty::Error => true,
@@ -507,6 +517,7 @@ impl TypeTable {
 
     /// The unbound meta variables of a type, in order of first appearance.
     pub fn free_vars(&mut self, t: &Type, out: &mut Vec<u32>) {
+        gph_syntax::stack::guard();
         let t = self.head(t);
         match t.ty() {
             Ty::Var(v) if !out.contains(v) => out.push(*v),

@@ -154,6 +154,7 @@ pub enum Decl {
 
 impl Decl {
     pub fn span(&self) -> Span {
+        crate::stack::guard();
         match self {
             Decl::Sig { span, .. }
             | Decl::Fixity { span, .. }
@@ -291,6 +292,7 @@ pub enum Expr {
 
 impl Expr {
     pub fn span(&self) -> Span {
+        crate::stack::guard();
         match self {
             Expr::Var(q) | Expr::Con(q) => q.span,
             Expr::Lit(_, s)
@@ -347,6 +349,7 @@ pub enum Stmt {
 
 impl Stmt {
     pub fn span(&self) -> Span {
+        crate::stack::guard();
         match self {
             Stmt::Bind(_, _, s) | Stmt::Let(_, s) => *s,
             Stmt::Expr(e) => e.span(),
@@ -378,6 +381,7 @@ pub enum Pat {
 
 impl Pat {
     pub fn span(&self) -> Span {
+        crate::stack::guard();
         match self {
             Pat::Var(i) => i.span,
             Pat::Wildcard(s)
@@ -412,6 +416,7 @@ pub enum Type {
 
 impl Type {
     pub fn span(&self) -> Span {
+        crate::stack::guard();
         match self {
             Type::Var(i) => i.span,
             Type::Con(q) => q.span,

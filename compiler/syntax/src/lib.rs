@@ -10,6 +10,7 @@ pub mod nesting;
 pub mod parse;
 pub mod pretty;
 pub mod span;
+pub mod stack;
 
 #[allow(clippy::all, unused)]
 mod grammar {

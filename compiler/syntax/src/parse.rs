@@ -404,6 +404,7 @@ fn is_con_op(q: &QName) -> bool {
 
 /// Converts an expression parsed in a pattern position into a pattern.
 pub fn expr_to_pat(e: Expr) -> Res<Pat> {
+    crate::stack::guard();
     let span = e.span();
     match e {
         Expr::Var(q) => {
@@ -518,6 +519,7 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
 
 /// Classifies `lhs = rhs`: a function clause (prefix or infix) or a pattern binding.
 pub fn value_decl(lhs: Expr, rhs: Rhs, span: Span) -> Res<Vec<Decl>> {
+    crate::stack::guard();
     // Infix definition `p1 op p2 = ...` where op is a variable operator.
     if let Expr::OpChain(items, _) = &lhs {
         let var_ops: Vec<usize> = items

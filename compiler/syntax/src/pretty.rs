@@ -39,18 +39,21 @@ pub fn decls(ds: &[Decl]) -> String {
 }
 
 pub fn expr(e: &Expr) -> String {
+    crate::stack::guard();
     let mut p = Printer::new();
     p.expr(e, Lvl::Top, true);
     p.finish()
 }
 
 pub fn pat(x: &Pat) -> String {
+    crate::stack::guard();
     let mut p = Printer::new();
     p.pat(x, Lvl::Top);
     p.finish()
 }
 
 pub fn ty(t: &Type) -> String {
+    crate::stack::guard();
     let mut p = Printer::new();
     p.ty(t, TLvl::Fun);
     p.finish()
@@ -205,6 +208,7 @@ pub fn literal(l: &Literal) -> String {
 // ------------------------------------------------------------ multi-line
 
 fn ml_expr(e: &Expr) -> bool {
+    crate::stack::guard();
     match e {
         Expr::Case(..) | Expr::Do(..) => true,
         Expr::Let(ds, b, _) => ds.len() > 1 || ds.iter().any(ml_decl) || ml_expr(b),
@@ -735,6 +739,7 @@ impl Printer {
     }
 
     fn ty(&mut self, t: &Type, lvl: TLvl) {
+        crate::stack::guard();
         let own = match t {
             Type::Fun(..) => TLvl::Fun,
             Type::App(..) => TLvl::App,
@@ -800,6 +805,7 @@ impl Printer {
     }
 
     fn pat(&mut self, p: &Pat, lvl: Lvl) {
+        crate::stack::guard();
         if Self::pat_lvl(p) < lvl {
             self.s("(");
             self.pat(p, Lvl::Top);
@@ -917,6 +923,7 @@ impl Printer {
     /// the end of the enclosing construct may come right after it (so that
     /// a trailing lambda, `let`, `if` or layout block can stay unparenthesised).
     fn expr(&mut self, e: &Expr, lvl: Lvl, open_ok: bool) {
+        crate::stack::guard();
         if expr_lvl(e) < lvl || (!open_ok && ends_open(e)) {
             self.s("(");
             self.expr(e, Lvl::Top, true);

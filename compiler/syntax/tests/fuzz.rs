@@ -19,26 +19,22 @@ use std::time::{Duration, Instant};
 
 const CASE_TIME: Duration = Duration::from_secs(1);
 
-/// Runs the front end on a source text on a thread with the stack of a
-/// program's main thread (8 MB), so that a stack overflow fails the test
-/// rather than passing by luck on a bigger stack.
+/// Runs the front end on a source text as `gph` does: on the compiler's
+/// stack (`gph_syntax::stack`), whose guard stops a recursion before it
+/// overflows; every input here is within its limits, so a stop fails.
 fn front_end(text: String) -> (bool, Vec<String>, Duration) {
-    std::thread::Builder::new()
-        .stack_size(8 << 20)
-        .spawn(move || {
-            let start = Instant::now();
-            let file = SourceFile::new("fuzz.gph", text);
-            let (m, diags) = gph_syntax::parse_file(&file);
-            // Printing what parsed must work too.
-            if let Some(m) = &m {
-                let _ = pretty::module(m);
-            }
-            let messages = diags.iter().map(|d| d.message.clone()).collect();
-            (m.is_some(), messages, start.elapsed())
-        })
-        .expect("spawn")
-        .join()
-        .unwrap_or_else(|_| panic!("the front end panicked"))
+    gph_syntax::stack::run(move || {
+        let start = Instant::now();
+        let file = SourceFile::new("fuzz.gph", text);
+        let (m, diags) = gph_syntax::parse_file(&file);
+        // Printing what parsed must work too.
+        if let Some(m) = &m {
+            let _ = pretty::module(m);
+        }
+        let messages = diags.iter().map(|d| d.message.clone()).collect();
+        (m.is_some(), messages, start.elapsed())
+    })
+    .expect("the front end ran out of stack")
 }
 
 fn check(text: String) -> Result<(), TestCaseError> {
@@ -309,10 +305,11 @@ proptest! {
     }
 }
 
-/// Deeply nested programs are rejected with a diagnostic, not a crash.
+/// Programs nested beyond the limit are rejected with a diagnostic, not a
+/// crash.
 #[test]
 fn deep_nesting_is_an_error() {
-    let n = 10_000;
+    let n = gph_syntax::nesting::MAX_NESTING + 100;
     let cases = [
         (
             "parentheses",
@@ -321,13 +318,13 @@ fn deep_nesting_is_an_error() {
         ("lists", format!("x = {}{}", "[".repeat(n), "]".repeat(n))),
         (
             "operator chain",
-            format!("main = print ({})", vec!["1"; 100_000].join(" + ")),
+            format!("main = print ({})", vec!["1"; n].join(" + ")),
         ),
         (
             "cons chain",
-            format!("x = {} : []", vec!["1"; 100_000].join(" : ")),
+            format!("x = {} : []", vec!["1"; n].join(" : ")),
         ),
-        ("application", format!("x = f{}", " a".repeat(100_000))),
+        ("application", format!("x = f{}", " a".repeat(n))),
         ("lambdas", format!("x = {}a", "\\a -> ".repeat(n))),
         ("lets", format!("x = {}a", "let a = 1 in ".repeat(n))),
         ("ifs", format!("x = {}c", "if a then b else ".repeat(n))),
@@ -346,16 +343,6 @@ fn deep_nesting_is_an_error() {
             "nested pattern",
             format!("f {}x{} = x", "(Just ".repeat(n), ")".repeat(n)),
         ),
-        ("layout blocks", {
-            let mut s = String::from("main = do\n");
-            for k in 1..3000 {
-                s.push_str(&" ".repeat(k));
-                s.push_str("do\n");
-            }
-            s.push_str(&" ".repeat(3001));
-            s.push_str("return ()\n");
-            s
-        }),
         ("types", format!("f :: {}a\nf = f", "a -> ".repeat(n))),
         (
             "type brackets",
@@ -372,18 +359,34 @@ fn deep_nesting_is_an_error() {
     }
 }
 
-/// Just below the limit, the same shapes parse (and print).
+/// 10,000 deep, the same shapes parse (and print).
 #[test]
-fn moderate_nesting_parses() {
-    let n = 200;
+fn deep_nesting_parses() {
+    let n = 10_000;
     let cases = [
         format!("main = print {}1{}", "(".repeat(n), ")".repeat(n)),
         format!("x = {}{}", "[".repeat(n), "]".repeat(n)),
         format!("main = print ({})", vec!["1"; n].join(" + ")),
+        format!("x = {} : []", vec!["1"; n].join(" : ")),
         format!("x = {}a", "\\a -> ".repeat(n)),
         format!("x = {}a", "let a = 1 in ".repeat(n)),
         format!("x = {}c", "if a then b else ".repeat(n)),
+        format!("x = {}1{}", "case 1 of { _ -> ".repeat(n), " }".repeat(n)),
+        format!("main = {}return (){}", "do { ".repeat(n), " }".repeat(n)),
+        format!("f {}x{} = x", "(Just ".repeat(n), ")".repeat(n)),
+        format!("f :: {}a\nf = f", "a -> ".repeat(n)),
         format!("x = f{}", " a".repeat(n)),
+        // 3,000 nested layout blocks (the text grows with the square).
+        {
+            let mut s = String::from("main = do\n");
+            for k in 1..3000 {
+                s.push_str(&" ".repeat(k));
+                s.push_str("do\n");
+            }
+            s.push_str(&" ".repeat(3001));
+            s.push_str("return ()\n");
+            s
+        },
     ];
     for text in cases {
         let shown: String = text.chars().take(40).collect();
