@@ -22,11 +22,21 @@ pub struct Compiled {
 /// Runs the back end on a whole (closed) Core program. `main` is the
 /// original name of the entry point (`Main.main`), if there is one.
 pub fn compile_core(mut core: core::Program, main: Option<&str>) -> Compiled {
+    let t = std::time::Instant::now();
     let mut next = simplify::simplify(&mut core);
+    crate::tick("simplify", t);
+    let t = std::time::Instant::now();
     fuse::fuse(&mut core, &mut next);
+    crate::tick("fuse", t);
+    let t = std::time::Instant::now();
     let lifted = lift::lift(&core, &mut next);
+    crate::tick("lift", t);
+    let t = std::time::Instant::now();
     let info = strictness::analyse(&lifted);
+    crate::tick("strictness", t);
+    let t = std::time::Instant::now();
     let (code, errors) = codegen::generate(&lifted, info.clone(), main);
+    crate::tick("codegen", t);
     Compiled {
         core,
         lifted,

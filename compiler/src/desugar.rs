@@ -135,6 +135,10 @@ struct Desugar<'s> {
     siblings: HashMap<Sym, Vec<Sym>>,
     scopes: Vec<HashMap<Sym, Var>>,
     diags: Vec<Diagnostic>,
+    /// How many matches are being built, and the failure variables whose
+    /// `let` waits for the outermost to be done (see `match_top`).
+    match_depth: usize,
+    pending_fails: HashSet<u32>,
 }
 
 fn is_irrefutable_guard(e: &elab::Expr) -> bool {
@@ -787,11 +791,32 @@ impl<'s> Desugar<'s> {
             self.warn_patterns(&rows, what);
         }
         let fv = self.fresh("nomatch");
+        self.match_depth += 1;
         let m = self.match_rows(vars, rows, Expr::Local(fv.clone()));
-        if mentions(&m, &fv) {
-            Expr::Let(Box::new(Bind::NonRec(fv, fail)), Box::new(m))
+        self.match_depth -= 1;
+        // Whether the match can fail: looked up at once in a small match;
+        // in a large one (which may hold 5,000 nested matches: a search in
+        // each was quadratic) decided for all at once when the outermost
+        // match is done (`prune_fail_lets`), with the same result.
+        let mut left = 1000;
+        let found = if self.pending_fails.is_empty() {
+            mentions_within(&m, &fv, &mut left)
         } else {
-            m
+            None
+        };
+        let e = match found {
+            Some(false) => m,
+            Some(true) => Expr::Let(Box::new(Bind::NonRec(fv, fail)), Box::new(m)),
+            None => {
+                self.pending_fails.insert(fv.id);
+                Expr::Let(Box::new(Bind::NonRec(fv, fail)), Box::new(m))
+            }
+        };
+        if self.match_depth == 0 && !self.pending_fails.is_empty() {
+            let pending = std::mem::take(&mut self.pending_fails);
+            prune_fail_lets(e, &pending)
+        } else {
+            e
         }
     }
 
@@ -1201,27 +1226,64 @@ fn group_binders(bs: &[Binding]) -> Vec<Sym> {
     out
 }
 
-/// Whether an expression refers to a local variable.
-fn mentions(e: &Expr, v: &Var) -> bool {
-    gph_syntax::stack::guard();
-    match e {
-        Expr::Local(x) => x == v,
-        Expr::Global(_) | Expr::Lit(_) | Expr::Con(_) => false,
-        Expr::App(f, args) => mentions(f, v) || args.iter().any(|a| mentions(a, v)),
-        Expr::Lam(_, b) => mentions(b, v),
-        Expr::Let(b, body) => {
-            mentions(body, v)
-                || match &**b {
-                    Bind::NonRec(_, e) => mentions(e, v),
-                    Bind::Rec(bs) => bs.iter().any(|(_, e)| mentions(e, v)),
-                }
+/// Whether an expression refers to a local variable, looking at no more
+/// than `left` nodes (`None` if that is not enough).
+fn mentions_within(e: &Expr, v: &Var, left: &mut usize) -> Option<bool> {
+    fn go(e: &Expr, v: &Var, left: &mut usize) -> Option<bool> {
+        gph_syntax::stack::guard();
+        *left = left.checked_sub(1)?;
+        if let Expr::Local(x) = e {
+            return Some(x == v);
         }
-        Expr::Case(s, _, alts, d) => {
-            mentions(s, v)
-                || alts.iter().any(|a| mentions(&a.body, v))
-                || d.as_ref().is_some_and(|d| mentions(d, v))
-        }
+        let mut found = Some(false);
+        e.for_each_child(|c| {
+            if found == Some(false) {
+                found = go(c, v, left);
+            }
+        });
+        found
     }
+    go(e, v, left)
+}
+
+/// Drops the `let nomatch = ..` (of the variables in `pending`) that
+/// nothing refers to, as if each had been decided when its match was made:
+/// a `let` goes when no occurrence is left once the `let`s inside it are
+/// decided, and the occurrences in what a dropped `let` bound go with it.
+fn prune_fail_lets(e: Expr, pending: &HashSet<u32>) -> Expr {
+    fn count(e: &Expr, pending: &HashSet<u32>, counts: &mut HashMap<u32, isize>, by: isize) {
+        gph_syntax::stack::guard();
+        if let Expr::Local(x) = e {
+            if pending.contains(&x.id) {
+                *counts.entry(x.id).or_default() += by;
+            }
+        }
+        e.for_each_child(|c| count(c, pending, counts, by));
+    }
+    fn prune(e: &mut Expr, pending: &HashSet<u32>, counts: &mut HashMap<u32, isize>) {
+        gph_syntax::stack::guard();
+        if let Expr::Let(b, body) = e {
+            if let Bind::NonRec(v, rhs) = &**b {
+                if pending.contains(&v.id) {
+                    prune(body, pending, counts);
+                    if counts.get(&v.id).copied().unwrap_or(0) == 0 {
+                        count(rhs, pending, counts, -1);
+                        let body = std::mem::replace(&mut **body, Expr::Lit(Lit::Int(0)));
+                        *e = body;
+                    } else if let Bind::NonRec(_, rhs) = &mut **b {
+                        prune(rhs, pending, counts);
+                    }
+                    return;
+                }
+            }
+        }
+        e.for_each_child_mut(|c| prune(c, pending, counts));
+    }
+    let mut counts = HashMap::new();
+    count(&e, pending, &mut counts, 1);
+    let mut e = e;
+    prune(&mut e, pending, &mut counts);
+    e
 }
 
 /// Desugars an elaborated program (every module, the Prelude included) to
@@ -1236,6 +1298,8 @@ pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, 
         siblings: HashMap::new(),
         scopes: Vec::new(),
         diags: Vec::new(),
+        match_depth: 0,
+        pending_fails: HashSet::new(),
     };
     let mut out = core::Program::default();
     // Built-in types: lists, unit and tuples.

@@ -53,18 +53,28 @@ impl Outcome {
     }
 }
 
+pub fn tick(what: &str, t: std::time::Instant) {
+    if std::env::var_os("GPH_TIME").is_some() {
+        eprintln!("TIME {what}: {:?}", t.elapsed());
+    }
+}
+
 fn dir_of(path: &str) -> Option<&Path> {
     Path::new(path).parent()
 }
 
 /// Loads and renames a program; diagnostics so far are returned with it.
 pub fn front_end(file: &SourceFile) -> (Option<rename::Program>, SourceMap, Vec<Diagnostic>) {
+    let t = std::time::Instant::now();
     let (loaded, mut diags) = modules::load(&file.name, &file.text, dir_of(&file.name));
+    tick("load+parse", t);
+    let t = std::time::Instant::now();
     if diags.iter().any(Diagnostic::is_error) || loaded.modules.is_empty() {
         return (None, loaded.sources, diags);
     }
     let (program, more) = rename::rename(loaded);
     diags.extend(more);
+    tick("rename", t);
     let sources = program.sources.clone();
     (Some(program), sources, diags)
 }
@@ -93,13 +103,17 @@ fn core_of(
     let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) else {
         return (None, sources, diagnostics);
     };
+    let t = std::time::Instant::now();
     let typed = types::typecheck(&p.modules);
+    tick("types", t);
+    let t = std::time::Instant::now();
     diagnostics.extend(typed.diagnostics);
     if diagnostics.iter().any(Diagnostic::is_error) {
         return (None, sources, diagnostics);
     }
     let (core, more) = desugar::desugar(&typed.elaborated, &sources);
     diagnostics.extend(more.into_iter().filter(|d| in_main_file(&sources, d)));
+    tick("desugar", t);
     (Some((core, p.main.clone())), sources, diagnostics)
 }
 

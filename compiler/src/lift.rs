@@ -209,9 +209,11 @@ impl Lifter<'_> {
     /// A lambda as a partial application of a new function.
     fn lambda(&mut self, vs: &[Var], body: &Expr) -> Expr {
         let (mut params, body) = merge_lams(vs, body);
-        let body = self.strict(&body);
-        let lam = Expr::Lam(params.clone(), Box::new(body.clone()));
-        let fvs = free_vars(&lam);
+        let body = self.strict(body);
+        let fvs: Vec<Var> = free_vars(&body)
+            .into_iter()
+            .filter(|v| !params.iter().any(|p| p.id == v.id))
+            .collect();
         let mut all = fvs.clone();
         all.append(&mut params);
         let name = self.new_sc("l", ScKind::Fun, all, body);
@@ -313,7 +315,7 @@ impl Lifter<'_> {
             .filter_map(|(v, e)| match e {
                 Expr::Lam(ps, b) => {
                     let (ps, b) = merge_lams(ps, b);
-                    Some((v.clone(), ps, b))
+                    Some((v.clone(), ps, b.clone()))
                 }
                 _ => None,
             })
@@ -412,14 +414,16 @@ fn rewrite_calls(e: &Expr, t: &HashMap<u32, (Sym, Vec<Var>, usize)>) -> Expr {
     }
 }
 
-fn merge_lams(vs: &[Var], body: &Expr) -> (Vec<Var>, Expr) {
+/// The parameters of nested lambdas, and the body inside them (borrowed:
+/// a copy at each of 2,000 nested lambdas was quadratic).
+fn merge_lams<'e>(vs: &[Var], body: &'e Expr) -> (Vec<Var>, &'e Expr) {
     let mut params = vs.to_vec();
     let mut body = body;
     while let Expr::Lam(more, b) = body {
         params.extend(more.iter().cloned());
         body = b;
     }
-    (params, body.clone())
+    (params, body)
 }
 
 /// The arity of each top-level binding, with eta-expansion of partial
@@ -510,7 +514,10 @@ pub fn lift(program: &crate::core::Program, next_var: &mut u32) -> Program {
         lifter.top = name.clone();
         lifter.counter = 0;
         let (params, body) = match (lifter.kinds[name], e) {
-            (GlobalKind::Fun(_), Expr::Lam(vs, b)) => merge_lams(vs, b),
+            (GlobalKind::Fun(_), Expr::Lam(vs, b)) => {
+                let (ps, b) = merge_lams(vs, b);
+                (ps, b.clone())
+            }
             (GlobalKind::Fun(n), _) => {
                 let extra: Vec<Var> = (0..n)
                     .map(|_| {

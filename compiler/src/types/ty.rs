@@ -6,6 +6,7 @@
 //! environment.
 
 use gph_syntax::lexer::Sym;
+use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -248,6 +249,12 @@ pub struct TypeTable {
     /// binding that fixes an argument's type is blamed after the body).
     pub deferring: bool,
     pub deferred: Vec<(u32, Type)>,
+    /// Type applications known to have no variable or skolem (through
+    /// links, which are never undone), by address (the `Type` keeps it
+    /// alive): `adjust` skips them. Without it, binding each variable of
+    /// `Just (Just (.. ()))` walked the whole type below it: quadratic, 2 s
+    /// for 5,000.
+    ground: HashMap<*const Ty, Type>,
 }
 
 impl TypeTable {
@@ -432,6 +439,12 @@ impl TypeTable {
     /// Occurs check, and lowers the levels of the variables of `t` to
     /// `level` (they become as long-lived as `v`).
     fn adjust(&mut self, v: u32, level: u32, t: &Type) -> Result<(), AdjustError> {
+        self.adjust_ground(v, level, t).map(|_| ())
+    }
+
+    /// [`TypeTable::adjust`], returning whether `t` is ground (no variable
+    /// or skolem).
+    fn adjust_ground(&mut self, v: u32, level: u32, t: &Type) -> Result<bool, AdjustError> {
         gph_syntax::stack::guard();
         let t = self.prune(t);
         match t.ty() {
@@ -443,27 +456,33 @@ impl TypeTable {
                 if info.level > level {
                     info.level = level;
                 }
-                Ok(())
+                Ok(false)
             }
             Ty::Skol(s) => {
                 if self.skolems[*s as usize].level > level {
                     Err(AdjustError::Escape(*s))
                 } else {
-                    Ok(())
+                    Ok(false)
                 }
             }
             Ty::App(f, a) => {
+                if self.ground.contains_key(&Rc::as_ptr(&t.0)) {
+                    return Ok(true);
+                }
                 let (f, a) = (f.clone(), a.clone());
-                self.adjust(v, level, &f)?;
-                self.adjust(v, level, &a)
+                let ground = self.adjust_ground(v, level, &f)? & self.adjust_ground(v, level, &a)?;
+                if ground {
+                    self.ground.insert(Rc::as_ptr(&t.0), t.clone());
+                }
+                Ok(ground)
             }
             Ty::Syn(_, _, e) => {
                 // Only the expansion matters for the occurs check; a phantom
                 // synonym argument mentioning `v` is harmless.
                 let e = e.clone();
-                self.adjust(v, level, &e)
+                self.adjust_ground(v, level, &e)
             }
-            Ty::Con(_) | Ty::Gen(_) | Ty::Error => Ok(()),
+            Ty::Con(_) | Ty::Gen(_) | Ty::Error => Ok(true),
         }
     }
 
