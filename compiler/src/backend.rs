@@ -21,9 +21,18 @@ pub struct Compiled {
 
 /// Runs the back end on a whole (closed) Core program. `main` is the
 /// original name of the entry point (`Main.main`), if there is one.
-pub fn compile_core(mut core: core::Program, main: Option<&str>) -> Compiled {
-    let mut next = simplify::simplify(&mut core);
-    fuse::fuse(&mut core, &mut next);
+pub fn compile_core(
+    mut core: core::Program,
+    main: Option<&str>,
+    opts: &crate::Options,
+) -> Compiled {
+    let mut next = if opts.optimise {
+        let mut next = simplify::simplify(&mut core);
+        fuse::fuse(&mut core, &mut next);
+        next
+    } else {
+        simplify::prepare(&mut core)
+    };
     let lifted = lift::lift(&core, &mut next);
     let info = strictness::analyse(&lifted);
     let (code, errors) = codegen::generate(&lifted, info.clone(), main);
@@ -100,7 +109,7 @@ mod tests {
     pub(crate) fn compile_file(path: &std::path::Path) -> Option<(Compiled, String)> {
         let text = std::fs::read_to_string(path).unwrap();
         let file = SourceFile::new(path.to_str().unwrap(), text);
-        let (c, _, _) = crate::compile_full(&file, "main");
+        let (c, _, _) = crate::compile_full(&file, "main", &crate::Options::default());
         c.map(|(c, m)| (c, m.to_string()))
     }
 
@@ -154,7 +163,7 @@ mod dump {
         let prefix = std::env::var("GPH_PREFIX").ok();
         let text = std::fs::read_to_string(&path).unwrap();
         let file = gph_syntax::SourceFile::new(&path, text);
-        let (c, _, d) = crate::compile_full(&file, "");
+        let (c, _, d) = crate::compile_full(&file, "", &crate::Options::default());
         for x in &d {
             eprintln!("{}", x.message);
         }

@@ -10,6 +10,7 @@ pub mod desugar;
 pub mod exhaustive;
 pub mod fixity;
 pub mod fuse;
+pub mod graph;
 pub mod lift;
 pub mod modules;
 pub mod prims;
@@ -111,17 +112,39 @@ pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diag
     (core.map(|(c, _)| c), sources, diagnostics)
 }
 
+/// How the back end compiles: what `gph run -O0` and `--lint` choose.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Run the simplifier, specialisation and deforestation (`-O1`, the
+    /// default). `-O0` is the straightest translation: the reference the
+    /// optimised pipeline is compared with.
+    pub optimise: bool,
+    /// Check the Core after every Core-to-Core pass (Core Lint). On in
+    /// debug builds, and with `--lint`.
+    pub lint: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            optimise: true,
+            lint: cfg!(debug_assertions),
+        }
+    }
+}
+
 /// The whole pipeline: front end, type checker, desugarer, simplifier,
 /// lambda lifter, strictness analysis, code generator, with the main
 /// module's `main` as the entry point. `None` when there are errors.
 pub fn compile(
     file: &SourceFile,
+    opts: &Options,
 ) -> (
     Option<gph_runtime::code::Program>,
     SourceMap,
     Vec<Diagnostic>,
 ) {
-    compile_entry(file, "main")
+    compile_entry(file, "main", opts)
 }
 
 /// [`compile`] with another binding of the main module as the entry point
@@ -129,12 +152,13 @@ pub fn compile(
 pub fn compile_entry(
     file: &SourceFile,
     entry: &str,
+    opts: &Options,
 ) -> (
     Option<gph_runtime::code::Program>,
     SourceMap,
     Vec<Diagnostic>,
 ) {
-    let (compiled, sources, diagnostics) = compile_full(file, entry);
+    let (compiled, sources, diagnostics) = compile_full(file, entry, opts);
     (compiled.map(|(c, _)| c.code), sources, diagnostics)
 }
 
@@ -143,6 +167,7 @@ pub fn compile_entry(
 pub fn compile_full(
     file: &SourceFile,
     entry: &str,
+    opts: &Options,
 ) -> (
     Option<(backend::Compiled, gph_syntax::lexer::Sym)>,
     SourceMap,
@@ -161,7 +186,7 @@ pub fn compile_full(
         ));
         return (None, sources, diagnostics);
     }
-    let compiled = backend::compile_core(core, has_main.then_some(main.as_str()));
+    let compiled = backend::compile_core(core, has_main.then_some(main.as_str()), opts);
     for e in &compiled.errors {
         diagnostics.push(Diagnostic::error(
             gph_syntax::Span { start: 0, end: 0 },
@@ -182,7 +207,7 @@ pub fn check(file: &SourceFile) -> Outcome {
 }
 
 /// Runs the passes up to `stage` and prints that stage's output.
-pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
+pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
     let single = || {
         let mut m = SourceMap::default();
         m.add(file.name.clone(), file.text.clone());
@@ -241,7 +266,7 @@ pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
             }
         }
         Stage::Sc | Stage::Code => {
-            let (compiled, sources, diagnostics) = compile_full(file, "");
+            let (compiled, sources, diagnostics) = compile_full(file, "", opts);
             let output = compiled.map(|(c, main)| {
                 let prefix = format!("{main}.");
                 if stage == Stage::Sc {
