@@ -12,6 +12,7 @@ pub mod fixity;
 pub mod fuse;
 pub mod graph;
 pub mod lift;
+pub mod lint;
 pub mod modules;
 pub mod prims;
 pub mod rename;
@@ -190,7 +191,7 @@ pub fn compile_full(
     for e in &compiled.errors {
         diagnostics.push(Diagnostic::error(
             gph_syntax::Span { start: 0, end: 0 },
-            format!("internal error in the code generator: {e}"),
+            format!("internal error: {e}"),
         ));
     }
     (Some((compiled, main_module)), sources, diagnostics)

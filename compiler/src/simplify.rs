@@ -1103,7 +1103,12 @@ pub fn prepare(p: &mut Program) -> u32 {
 }
 
 /// Simplifies a program; returns the next free variable number.
-pub fn simplify(p: &mut Program) -> u32 {
+/// A check run after each pass (Core Lint): the program and the pass's name.
+pub type LintHook<'a> = dyn FnMut(&Program, &str) + 'a;
+
+/// `lint`, when given, is called with the program after each round (and
+/// the pass's name).
+pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
     let mut next = prepare(p);
     let iores = Sym::from(IORES_NAME);
     let cons: HashMap<Sym, usize> = p
@@ -1112,6 +1117,9 @@ pub fn simplify(p: &mut Program) -> u32 {
         .flat_map(|d| d.constrs.iter().map(|c| (c.name.clone(), c.arity)))
         .collect();
     float_binds(&mut p.binds, &mut next, &cons);
+    if let Some(lint) = lint.as_mut() {
+        lint(p, "floating top-level lets");
+    }
     let prims: HashMap<Sym, PrimInfo> = p
         .prims
         .iter()
@@ -1139,7 +1147,7 @@ pub fn simplify(p: &mut Program) -> u32 {
         depth: 0,
         iores,
     };
-    for _round in 0..2 {
+    for round in 1..=2 {
         s.inline = s.inlinable();
         s.queue = s.order.clone();
         let mut k = 0;
@@ -1151,6 +1159,18 @@ pub fn simplify(p: &mut Program) -> u32 {
             s.depth = 0;
             let e2 = s.expr(&e, &Env::default());
             s.defs.insert(n, e2);
+        }
+        if let Some(lint) = lint.as_mut() {
+            let now = Program {
+                data: p.data.clone(),
+                binds: s
+                    .order
+                    .iter()
+                    .map(|n| (n.clone(), s.defs[n].clone()))
+                    .collect(),
+                prims: p.prims.clone(),
+            };
+            lint(&now, &format!("simplifier round {round}"));
         }
     }
     p.binds = s
