@@ -1012,12 +1012,38 @@ fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
 /// Floats the `let`s at the top of top-level bindings to new top-level
 /// bindings, and gives constructor applications atomic arguments, until
 /// nothing changes.
+///
+/// A `let` is floated when what it binds are values (functions,
+/// constructors), or when the binding is itself a constructor built from
+/// them (an instance dictionary: `letrec this = D:Num ..; m5 = .. in this`).
+/// Any other `let` stays: a thunk floated out of `main = let xs = iterate
+/// f 1 in ...` would become a constant of the program, alive for the whole
+/// run, where in place it dies after its last use (as in GHC).
 fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym, usize>) {
+    let builds_con = |mut e: &Expr, bs: &[(Var, Expr)]| loop {
+        match e {
+            Expr::Let(_, body) => e = body,
+            Expr::Con(_) => return true,
+            Expr::App(f, _) => return matches!(&**f, Expr::Con(c) if cons.contains_key(c)),
+            Expr::Local(v) => return bs.iter().any(|(x, _)| x.id == v.id),
+            _ => return false,
+        }
+    };
+    let is_value = |e: &Expr| match e {
+        Expr::Lam(..) | Expr::Con(_) => true,
+        Expr::App(f, _) => matches!(&**f, Expr::Con(_)),
+        _ => is_atom(e),
+    };
     let mut i = 0;
     while i < binds.len() {
         let (name, e) = binds[i].clone();
         match e {
-            Expr::Let(b, body) => {
+            Expr::Let(b, body)
+                if {
+                    let bs = bs_clone(&b);
+                    bs.iter().all(|(_, r)| is_value(r)) || builds_con(&body, &bs)
+                } =>
+            {
                 let bs = bs_clone(&b);
                 // The body's own variable (`in this`) takes the binding's name.
                 let own = match &*body {
