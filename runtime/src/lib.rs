@@ -1,25 +1,20 @@
 //! The gph machine: the instruction set the code generator targets
-//! (`code`), the heap and its garbage collector, the reducer, the PE
-//! (scheduler, threads, spark pool), the primitives and the outside world.
+//! (`code`, checked by `validate`); one PE (`machine`: heap and collector,
+//! reducer, threads, spark pool, scheduler, primitives, the outside world);
+//! what PEs do among themselves (`parallel`: global addresses, packing,
+//! the protocols); and how PEs run and messages travel (`engine`).
 //!
 //! The driver calls [`run_main`].
 
 pub mod code;
-pub mod ga;
-pub mod grid;
-pub mod gum;
-pub mod heap;
-pub mod io;
-pub mod load;
-pub mod message;
-pub mod pack;
-pub mod pe;
-pub mod prims;
-pub mod reducer;
-pub mod sim;
-pub mod thread;
-pub mod threads;
+pub mod engine;
+pub mod machine;
+pub mod parallel;
 pub mod validate;
+
+use engine::{grid, os_threads as threads, sim};
+use machine::{heap, io, load, pe};
+use parallel::message;
 
 use std::io::{IsTerminal, Read, Write};
 use std::sync::atomic::AtomicBool;
@@ -413,7 +408,7 @@ fn make_pe<'p, 'io>(
         config.interrupt.clone(),
         tuning,
     );
-    pe.join(grid::PeId(id), n, config.seed);
+    pe.join(parallel::ids::PeId(id), n, config.seed);
     pe
 }
 

@@ -5,15 +5,15 @@
 mod common;
 use common::*;
 
-use gph_runtime::ga::{GlobalAddr, Weight, WHOLE};
-use gph_runtime::grid::PeId;
-use gph_runtime::heap::{h_info, h_size, header, kind, Heap, Ptr};
-use gph_runtime::io::Io;
-use gph_runtime::load::{load, Loaded};
-use gph_runtime::message::{Kind, Message};
-use gph_runtime::pack;
-use gph_runtime::pe::{Pe, Step};
-use gph_runtime::thread::Thread;
+use gph_runtime::machine::heap::{h_info, h_size, header, kind, Heap, Ptr};
+use gph_runtime::machine::io::Io;
+use gph_runtime::machine::load::{load, Loaded};
+use gph_runtime::machine::pe::{Pe, Step};
+use gph_runtime::machine::thread::Thread;
+use gph_runtime::parallel::ga::{GlobalAddr, Weight, WHOLE};
+use gph_runtime::parallel::ids::PeId;
+use gph_runtime::parallel::message::{Kind, Message};
+use gph_runtime::parallel::pack;
 
 /// Hops a FISH makes before it goes home (gum.rs's FISH_LIFE).
 const FISH_LIFE: u32 = 10;
@@ -82,7 +82,7 @@ fn alloc(pe: &mut Pe, h: u64, words: &[u64]) -> Ptr {
     pe.heap.alloc_node(h, words).unwrap()
 }
 
-/// Unpacks `packet` in `pe`'s heap (after making room, as gum.rs does).
+/// Unpacks `graph` in `pe`'s heap (after making room, as gum.rs does).
 /// On `pe`: a thunk T (of 7) in a Box; (T, the Box).
 fn boxed_thunk(prog: &Prog, l: &Loaded, pe: &mut Pe) -> (Ptr, Ptr) {
     let seven = l.int_box(7).unwrap();
@@ -91,10 +91,10 @@ fn boxed_thunk(prog: &Prog, l: &Loaded, pe: &mut Pe) -> (Ptr, Ptr) {
     (t, c)
 }
 
-fn unpack(pe: &mut Pe, packet: &[u64]) -> pack::Unpacked {
-    let words = pack::unpack_words(packet).unwrap();
+fn unpack(pe: &mut Pe, graph: &[u64]) -> pack::Unpacked {
+    let words = pack::unpack_words(graph).unwrap();
     pe.ensure(&mut Thread::empty(), words).unwrap();
-    pack::unpack(&mut pe.heap, &mut pe.ga, &mut pe.raised, packet).unwrap()
+    pack::unpack(&mut pe.heap, &mut pe.ga, &mut pe.raised, graph).unwrap()
 }
 
 /// Packs the graph at `root` on `pe` (thunks stay home as FetchMes).
@@ -253,9 +253,9 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
         header(kind::CON, 1, prog.boxc.0),
         &[x.0 as u64],
     );
-    let packet = pack_here(&mut pes[0], c);
+    let graph = pack_here(&mut pes[0], c);
     assert_eq!(pes[0].ga.owned_count(), 1);
-    let u = unpack(&mut pes[1], &packet);
+    let u = unpack(&mut pes[1], &graph);
     assert_eq!(pes[1].heap.kind(u.root), kind::CON);
     let fm = pes[1].heap.field(u.root, 0);
     assert_eq!(pes[1].heap.kind(fm), kind::FETCHME);
@@ -350,9 +350,9 @@ fn gc_collects_a_global_closure_once_no_remote_reference_is_left() {
     // address.
     let (t, c) = boxed_thunk(&prog, &l, &mut pes[0]);
     let t_words = 1 + h_size(pes[0].heap.hdr(t));
-    let packet = pack_here(&mut pes[0], c);
+    let graph = pack_here(&mut pes[0], c);
     assert_eq!(pes[0].ga.owned_count(), 1);
-    let u = unpack(&mut pes[1], &packet);
+    let u = unpack(&mut pes[1], &graph);
     let fm = pes[1].heap.field(u.root, 0);
     assert_eq!(pes[1].heap.kind(fm), kind::FETCHME);
     let ga = pes[1].ga.remote(h_info(pes[1].heap.hdr(fm))).ga;

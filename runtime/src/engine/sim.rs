@@ -3,7 +3,7 @@
 //!
 //! Each PE has a clock. Running a slice advances it by the reductions done
 //! over the PE's speed (a PE of speed 1.0 does [`REDUCTIONS_PER_SECOND`]);
-//! handling a message costs [`MESSAGE_COST`] plus the packet's words. A
+//! handling a message costs [`MESSAGE_COST`] plus the packed graph's words. A
 //! message sent at time t arrives at t + latency + size / bandwidth (and
 //! never before an earlier message on the same link). The engine always
 //! does the earliest thing next: deliver the earliest message, or run the
@@ -11,16 +11,17 @@
 //! number and send order, so the same program, grid and seed give the same
 //! run. An idle PE's clock jumps to its next message.
 
-use crate::grid::{Grid, PeId};
-use crate::heap::Ptr;
-use crate::pe::{Pe, Step, Stop};
+use crate::engine::grid::Grid;
+use crate::machine::heap::Ptr;
+use crate::machine::pe::{Pe, Step, Stop};
+use crate::parallel::ids::PeId;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
 /// Virtual reductions per second of a PE of speed 1.0 (about what the
 /// machine does on a current laptop core).
 pub const REDUCTIONS_PER_SECOND: f64 = 20e6;
-/// Virtual seconds to handle a message, and per word of packet.
+/// Virtual seconds to handle a message, and per word of packed graph.
 const MESSAGE_COST: f64 = 2e-6;
 const WORD_COST: f64 = 5e-9;
 /// Virtual seconds to make a thread of a spark.
@@ -84,12 +85,12 @@ impl Mail {
             let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
             t = t.max(*link);
             *link = t;
-            if crate::message::fish_origin(&bytes) == Some(to) {
+            if crate::parallel::message::fish_origin(&bytes) == Some(to) {
                 // An empty fish going home: the fish delay (the link is
                 // not held up).
                 t += pe.tuning.fish_delay.as_secs_f64();
             }
-            let fish = crate::message::is_fish(&bytes);
+            let fish = crate::parallel::message::is_fish(&bytes);
             if !fish {
                 self.live += 1;
             }

@@ -3,13 +3,13 @@
 //! slices. All PE state is in [`Pe`] (no globals), so that several PEs can
 //! later run side by side, each checking its message inbox between slices.
 
-use crate::ga::GaTable;
-use crate::grid::PeId;
-use crate::gum::Gum;
-use crate::heap::{h_info, h_kind, header, kind, Heap, Ptr};
-use crate::io::Io;
-use crate::load::Loaded;
-use crate::thread::{State, Thread};
+use crate::machine::heap::{h_info, h_kind, header, kind, Heap, Ptr};
+use crate::machine::io::Io;
+use crate::machine::load::Loaded;
+use crate::machine::thread::{State, Thread};
+use crate::parallel::ga::GaTable;
+use crate::parallel::gum::Gum;
+use crate::parallel::ids::PeId;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -50,8 +50,8 @@ pub struct Tuning {
     pub initial_heap_words: usize,
     /// Most live threads per PE (sparks wait while there are this many).
     pub thread_limit: usize,
-    /// The largest packet, in words.
-    pub packet_words: usize,
+    /// The largest packed graph (a SCHEDULE or RESUME), in words.
+    pub graph_words: usize,
     /// A PE that is busy but has fewer sparks than this, and nothing else
     /// queued, fishes early (so that work arrives before it runs dry). 0,
     /// GUM's way, fishes only when idle; 1 speeds up sumEuler and nfib on 16
@@ -64,7 +64,7 @@ pub struct Tuning {
     /// leaves its PE idle meanwhile, so that it fishes and hoards a second
     /// spark (sumEuler on 16 simulated PEs: 2.13-2.67 s virtual over four
     /// seeds with only the root moving, 2.02-2.03 s with 8 thunks).
-    pub thunks_per_packet: usize,
+    pub thunks_per_graph: usize,
     /// After a FISH comes home empty, the PE waits this long before it
     /// sends the next one (GUM's fish delay): the engines hold the fish
     /// back on its way home. 1 ms takes a third of the FISH messages off
@@ -80,8 +80,8 @@ impl Default for Tuning {
             spark_pool: 4096,
             initial_heap_words: 1 << 19,
             thread_limit: usize::MAX,
-            packet_words: 4096,
-            thunks_per_packet: 8,
+            graph_words: 4096,
+            thunks_per_graph: 8,
             low_watermark: 0,
             fish_delay: std::time::Duration::from_millis(1),
         }
@@ -550,7 +550,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         let k = self.raised.len() as u32;
         self.raised.push(msg);
         for f in &t.frames {
-            if f.kind != crate::thread::fk::UPDATE {
+            if f.kind != crate::machine::thread::fk::UPDATE {
                 continue;
             }
             let p = t.ptrs[f.pbase as usize];
@@ -560,7 +560,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 continue;
             }
             let waiters = self.heap.mem[i + 1] != 0;
-            self.heap.mem[i] = header(kind::RAISE, crate::heap::h_size(h) as u32, k);
+            self.heap.mem[i] = header(kind::RAISE, crate::machine::heap::h_size(h) as u32, k);
             if waiters {
                 self.wake(p);
             }
@@ -597,7 +597,7 @@ fn sparkable(k: u8) -> bool {
 /// `load::compute_liveness`), so that they keep nothing alive.
 fn clear_dead(l: &Loaded, t: &mut Thread) {
     for f in &t.frames {
-        if f.kind != crate::thread::fk::RET && f.kind != crate::thread::fk::RETV {
+        if f.kind != crate::machine::thread::fk::RET && f.kind != crate::machine::thread::fk::RETV {
             continue;
         }
         let d = l.dead_at[f.pc as usize];

@@ -12,11 +12,9 @@
 //! | FINISH | the main PE: the program ended | — |
 //! | FAIL | any PE: a run-time error ends the run | — |
 
-use crate::ga::{GlobalAddr, Weight};
-use crate::grid::PeId;
-
-/// A packed graph (see `pack`): 64-bit words.
-pub type Packet = Vec<u64>;
+use crate::parallel::ga::{GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
+use crate::parallel::pack::PackedGraph;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -25,7 +23,7 @@ pub enum Message {
         age: u32,
     },
     Schedule {
-        packet: Packet,
+        graph: PackedGraph,
     },
     /// `reply` names the requester's FetchMe, with `weight` of it.
     Fetch {
@@ -38,7 +36,7 @@ pub enum Message {
     Resume {
         reply: u32,
         weight: Weight,
-        packet: Packet,
+        graph: PackedGraph,
     },
     /// For each moved thunk: its old slot on the receiver, its new address
     /// and the weight of it given to the old owner.
@@ -132,7 +130,7 @@ impl Message {
         let mut w: Vec<u64> = vec![self.kind() as u64];
         match self {
             Message::Fish { origin, age } => w.extend([origin.0 as u64, *age as u64]),
-            Message::Schedule { packet } => w.extend_from_slice(packet),
+            Message::Schedule { graph } => w.extend_from_slice(graph),
             Message::Fetch {
                 target,
                 reply,
@@ -145,10 +143,10 @@ impl Message {
             Message::Resume {
                 reply,
                 weight,
-                packet,
+                graph,
             } => {
                 w.extend([*reply as u64, weight.0]);
-                w.extend_from_slice(packet);
+                w.extend_from_slice(graph);
             }
             Message::Ack { moved } => {
                 for (slot, ga, wt) in moved {
@@ -207,7 +205,7 @@ impl Message {
                     age: f[1] as u32,
                 }
             }
-            Kind::Schedule => Message::Schedule { packet: f.to_vec() },
+            Kind::Schedule => Message::Schedule { graph: f.to_vec() },
             Kind::Fetch => {
                 need(5)?;
                 Message::Fetch {
@@ -221,7 +219,7 @@ impl Message {
                 Message::Resume {
                     reply: f[0] as u32,
                     weight: Weight(f[1]),
-                    packet: f[2..].to_vec(),
+                    graph: f[2..].to_vec(),
                 }
             }
             Kind::Ack => Message::Ack {
@@ -277,7 +275,7 @@ mod tests {
                 age: 3,
             },
             Message::Schedule {
-                packet: vec![1, 2, 3],
+                graph: vec![1, 2, 3],
             },
             Message::Fetch {
                 target: ga,
@@ -290,7 +288,7 @@ mod tests {
             Message::Resume {
                 reply: 9,
                 weight: Weight(4),
-                packet: vec![],
+                graph: vec![],
             },
             Message::Ack {
                 moved: vec![(1, ga, Weight(8)), (2, ga, Weight(16))],

@@ -9,9 +9,9 @@
 //! while: then every thread waits for a black hole that only a waiting
 //! thread could update, which is reported as `<<loop>>`, as on one PE.
 
-use crate::heap::Ptr;
-use crate::message::{is_fish, Message};
-use crate::pe::{Pe, Step, Stop};
+use crate::machine::heap::Ptr;
+use crate::machine::pe::{Pe, Step, Stop};
+use crate::parallel::message::{is_fish, Message};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -109,7 +109,7 @@ impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
 
     fn handle(&mut self, bytes: Vec<u8>) -> Result<(), Stop> {
         let delay = self.pe.tuning.fish_delay;
-        if !delay.is_zero() && crate::message::fish_origin(&bytes) == Some(self.pe.id()) {
+        if !delay.is_zero() && crate::parallel::message::fish_origin(&bytes) == Some(self.pe.id()) {
             self.fish_home = Some((Instant::now() + delay, bytes));
             return Ok(());
         }

@@ -4,7 +4,7 @@
 //!
 //! * Work: an idle PE sends a FISH to a random PE. A PE with a spark to
 //!   spare (it keeps its last one when it has nothing else to do) packs it
-//!   (with a few of the thunks it needs, see `Tuning::thunks_per_packet`)
+//!   (with a few of the thunks it needs, see `Tuning::thunks_per_graph`)
 //!   and sends it to the fish's origin in a SCHEDULE; otherwise the fish
 //!   goes on to another random PE, and home after `FISH_LIFE` hops, where
 //!   the engine holds it for the fish delay. A received spark becomes a
@@ -18,13 +18,13 @@
 //! * Memory: after each GC the weight of dead FetchMes goes home in FREE
 //!   messages (batched per owner), see `ga`.
 
-use crate::ga::{GlobalAddr, Weight};
-use crate::grid::PeId;
-use crate::heap::{h_info, h_kind, header, kind, Ptr};
-use crate::message::{Kind, Message};
-use crate::pack;
-use crate::pe::{Pe, Stop};
-use crate::thread::Thread;
+use crate::machine::heap::{h_info, h_kind, header, kind, Ptr};
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::thread::Thread;
+use crate::parallel::ga::{GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
+use crate::parallel::message::{Kind, Message};
+use crate::parallel::pack;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Hops a FISH makes before it goes home.
@@ -216,13 +216,13 @@ impl Pe<'_, '_> {
                 self.gum.retry.push(BlockedFetch { node: p, ..f });
             }
             _ => {
-                let packet = self.pack(p, usize::MAX);
+                let graph = self.pack(p, usize::MAX);
                 self.send(
                     f.reply.pe,
                     Message::Resume {
                         reply: f.reply.slot,
                         weight: f.weight,
-                        packet,
+                        graph,
                     },
                 );
             }
@@ -231,13 +231,13 @@ impl Pe<'_, '_> {
     }
 
     /// Packs the graph at `p`, thunks up to `depth` pointers away moving
-    /// with it (`Tuning::thunks_per_packet` at most).
-    fn pack(&mut self, p: Ptr, depth: usize) -> crate::message::Packet {
+    /// with it (`Tuning::thunks_per_graph` at most).
+    fn pack(&mut self, p: Ptr, depth: usize) -> pack::PackedGraph {
         let moves = pack::Moves {
-            thunks: self.tuning.thunks_per_packet,
+            thunks: self.tuning.thunks_per_graph,
             depth,
         };
-        let limit = self.tuning.packet_words;
+        let limit = self.tuning.graph_words;
         pack::pack(&mut self.heap, &mut self.ga, &self.raised, p, moves, limit)
     }
 
@@ -303,18 +303,18 @@ impl Pe<'_, '_> {
 
     /// Whether a thunk's free variables include a black hole.
     fn waits_for_black_hole(&self, s: Ptr) -> bool {
-        let n = crate::heap::h_size(self.heap.hdr(s));
+        let n = crate::machine::heap::h_size(self.heap.hdr(s));
         (0..n).any(|i| {
             let f = self.heap.deref(self.heap.field(s, i));
             self.heap.kind(f) == kind::BLACKHOLE
         })
     }
 
-    /// Rebuilds a packet in the heap (collecting first if need be).
-    fn unpack(&mut self, packet: &[u64]) -> Result<pack::Unpacked, Stop> {
-        let words = pack::unpack_words(packet).map_err(internal)?;
+    /// Rebuilds a packed graph in the heap (collecting first if need be).
+    fn unpack(&mut self, graph: &[u64]) -> Result<pack::Unpacked, Stop> {
+        let words = pack::unpack_words(graph).map_err(internal)?;
         self.ensure(&mut Thread::empty(), words)?;
-        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, packet).map_err(internal)
+        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, graph).map_err(internal)
     }
 
     /// Tells the old owners of moved thunks where they are now.
@@ -355,7 +355,7 @@ impl Pe<'_, '_> {
             return Ok(());
         }
         let waiters = self.heap.mem[i + 1] != 0;
-        let size = crate::heap::h_size(self.heap.mem[i]) as u32;
+        let size = crate::machine::heap::h_size(self.heap.mem[i]) as u32;
         let known = self.ga.arrive(new, w).map_err(internal)?;
         match known {
             // Back here, or a node we hold a FetchMe for already.
@@ -388,9 +388,9 @@ impl Pe<'_, '_> {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
-                    let packet = self.pack(s, 1);
+                    let graph = self.pack(s, 1);
                     self.counters.sparks_exported += 1;
-                    self.send(origin, Message::Schedule { packet });
+                    self.send(origin, Message::Schedule { graph });
                 } else if age < FISH_LIFE && self.gum.npes > 2 {
                     let to = self.gum.random_pe(Some(origin));
                     self.counters.fish_forwarded += 1;
@@ -405,8 +405,8 @@ impl Pe<'_, '_> {
                     self.send(origin, Message::Fish { origin, age });
                 }
             }
-            Message::Schedule { packet } => {
-                let u = self.unpack(&packet)?;
+            Message::Schedule { graph } => {
+                let u = self.unpack(&graph)?;
                 self.gum.fish_out = false;
                 self.counters.sparks_imported += 1;
                 self.counters.sparks_converted += 1;
@@ -431,10 +431,10 @@ impl Pe<'_, '_> {
             Message::Resume {
                 reply,
                 weight,
-                packet,
+                graph,
             } => {
                 // (Unpacking may collect: look the FetchMe up afterwards.)
-                let u = self.unpack(&packet)?;
+                let u = self.unpack(&graph)?;
                 if !self.answered(reply, weight, u.root) {
                     return Err(internal("a RESUME for a freed address"));
                 }
