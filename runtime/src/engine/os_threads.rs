@@ -1,238 +1,186 @@
 //! The `threads` engine (DESIGN.md "Engines"): one OS thread per PE, each
-//! with its own heap; messages are bytes over crossbeam channels. Nothing
-//! else is shared but the loaded program and three counters for the
-//! deadlock test.
+//! with its own heap, each running the driver (engine/mod.rs) for its PE;
+//! messages are envelopes over crossbeam channels. Nothing else is shared
+//! but the loaded program and the driver's census.
 //!
 //! The main PE (0, on the calling thread) ends the run: when its main
-//! thread ends, on an error anywhere (another PE sends FAIL), or when every
-//! PE is idle, no message but fish is on its way and nothing changed for a
-//! while: then every thread waits for a black hole that only a waiting
-//! thread could update, which is reported as `<<loop>>`, as on one PE.
+//! thread ends, on an error anywhere (another PE sends FAIL), or on a
+//! deadlock (seen by any PE). Then it tells every other PE to FINISH.
 
+use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup};
 use crate::machine::heap::Ptr;
-use crate::machine::pe::{Pe, Step, Stop};
-use crate::parallel::message::{is_fish, Message};
+use crate::machine::io::Io;
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::scheduler::Step;
+use crate::parallel::ids::PeId;
+use crate::parallel::message::Message;
+use crate::parallel::protocol::envelope::Envelope;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long an idle PE waits for a message before looking again.
+/// How long an idle PE waits for a message before stepping again (to
+/// notice an interrupt).
 const IDLE_WAIT: Duration = Duration::from_millis(2);
-/// How long everything must stay idle before the run is a deadlock.
-const QUIET: Duration = Duration::from_millis(50);
 
-/// What PEs share to find out that they are all stuck.
-pub struct Shared {
-    idle: Vec<AtomicBool>,
-    /// Messages other than FISH sent and not yet handled.
-    in_flight: AtomicUsize,
-    /// Bumped by every slice that did something.
-    epoch: AtomicU64,
-}
-
-impl Shared {
-    pub fn new(n: usize) -> Shared {
-        Shared {
-            idle: (0..n).map(|_| AtomicBool::new(false)).collect(),
-            in_flight: AtomicUsize::new(0),
-            epoch: AtomicU64::new(0),
-        }
-    }
-
-    fn quiet(&self) -> bool {
-        self.in_flight.load(Ordering::SeqCst) == 0
-            && self.idle.iter().all(|i| i.load(Ordering::SeqCst))
-    }
-}
-
-/// A PE's inbox: encoded messages.
-pub type Inbox = Receiver<Vec<u8>>;
+/// A PE's inbox.
+type Inbox = Receiver<Envelope>;
 /// The way into a PE's inbox.
-pub type Outlet = Sender<Vec<u8>>;
+type Outlet = Sender<Envelope>;
 
-/// The channels of a run: one receiver per PE, everyone's senders.
-pub fn channels(n: usize) -> (Vec<Outlet>, Vec<Inbox>) {
-    (0..n).map(|_| crossbeam_channel::unbounded()).unzip()
-}
-
-/// Time one PE spent.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PeTimes {
-    pub busy: Duration,
-    pub idle: Duration,
-    /// Idle while threads waited for other PEs.
-    pub blocked: Duration,
-}
-
-impl PeTimes {
-    /// Busy, idle and blocked, in seconds.
-    pub fn seconds(&self) -> [f64; 3] {
-        [self.busy, self.idle, self.blocked].map(|d| d.as_secs_f64())
-    }
-}
-
-struct Node<'a, 'p, 'io> {
-    pe: &'a mut Pe<'p, 'io>,
+/// One PE's share of the engine: its inbox, everyone's outlets, its clock.
+struct OsThread<'a> {
+    me: PeId,
     rx: &'a Inbox,
     tx: &'a [Outlet],
-    shared: &'a Shared,
+    start: Instant,
     times: PeTimes,
-    /// Our fish, home empty, held back until the fish delay has passed.
-    fish_home: Option<(Instant, Vec<u8>)>,
+    /// When the current step began.
+    step_start: Instant,
+    /// A message that came while waiting.
+    pending: Option<Envelope>,
+    /// A held message (our fish, home empty) and when it is due.
+    held: Option<(Instant, Envelope)>,
+    /// The last wait ran out: step once (an idle step notices interrupts).
+    timed_out: bool,
 }
 
-impl<'a, 'p, 'io> Node<'a, 'p, 'io> {
-    fn new(pe: &'a mut Pe<'p, 'io>, rx: &'a Inbox, tx: &'a [Outlet], shared: &'a Shared) -> Self {
-        Node {
-            pe,
+impl<'a> OsThread<'a> {
+    fn new(me: PeId, rx: &'a Inbox, tx: &'a [Outlet], start: Instant) -> Self {
+        OsThread {
+            me,
             rx,
             tx,
-            shared,
+            start,
             times: PeTimes::default(),
-            fish_home: None,
+            step_start: start,
+            pending: None,
+            held: None,
+            timed_out: false,
         }
     }
 
-    fn me(&self) -> usize {
-        self.pe.id().0 as usize
+    /// A message that arrived: to deliver now, or to hold.
+    fn arrived(&mut self, env: Envelope) -> Option<Next> {
+        if env.hold.is_zero() {
+            return Some(Next::Deliver(env));
+        }
+        self.held = Some((Instant::now() + env.hold, env));
+        None
     }
+}
 
-    fn flush(&mut self) {
-        for (to, bytes) in std::mem::take(&mut self.pe.gum.outbox) {
-            if !is_fish(&bytes) {
-                self.shared.in_flight.fetch_add(1, Ordering::SeqCst);
-            }
-            // A PE that has left no longer listens: nothing to do.
-            let _ = self.tx[to.0 as usize].send(bytes);
-        }
-    }
-
-    fn handle(&mut self, bytes: Vec<u8>) -> Result<(), Stop> {
-        let delay = self.pe.tuning.fish_delay;
-        if !delay.is_zero() && crate::parallel::message::fish_origin(&bytes) == Some(self.pe.id()) {
-            self.fish_home = Some((Instant::now() + delay, bytes));
-            return Ok(());
-        }
-        self.shared.idle[self.me()].store(false, Ordering::SeqCst);
-        let r = self.pe.receive(&bytes);
-        self.flush();
-        if !is_fish(&bytes) {
-            self.shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-        }
-        r
-    }
-
-    /// One round: the messages that are there, then a slice (or, idle,
-    /// wait for a message). Some(v) when the main thread ended.
-    fn round(&mut self, main: Option<u32>) -> Result<Option<Ptr>, Stop> {
-        while let Ok(b) = self.rx.try_recv() {
-            self.handle(b)?;
-        }
-        if let Some((due, _)) = &self.fish_home {
+impl Engine for OsThread<'_> {
+    fn next(&mut self, pes: &[Pe]) -> Next {
+        if let Some((due, _)) = &self.held {
             if Instant::now() >= *due {
-                let (_, b) = self.fish_home.take().unwrap();
-                self.shared.idle[self.me()].store(false, Ordering::SeqCst);
-                self.pe.receive(&b)?;
-                self.flush();
+                return Next::Deliver(self.held.take().unwrap().1);
             }
         }
-        let start = Instant::now();
-        let s = self.pe.step(main)?;
-        self.flush();
-        match s {
-            Step::Done(v) => return Ok(Some(v)),
-            Step::Ran(_) => {
-                self.times.busy += start.elapsed();
-                self.shared.epoch.fetch_add(1, Ordering::Relaxed);
-            }
-            Step::Idle => {
-                if !self.pe.has_work() {
-                    self.shared.idle[self.me()].store(true, Ordering::SeqCst);
-                    let wait = Instant::now();
-                    let wait_for = match &self.fish_home {
-                        Some((due, _)) => due.saturating_duration_since(wait).min(IDLE_WAIT),
-                        None => IDLE_WAIT,
-                    };
-                    let r = self.rx.recv_timeout(wait_for);
-                    if self.pe.blocked.is_empty() {
-                        self.times.idle += wait.elapsed();
-                    } else {
-                        self.times.blocked += wait.elapsed();
-                    }
-                    match r {
-                        Ok(b) => self.handle(b)?,
-                        Err(RecvTimeoutError::Timeout) => {}
-                        Err(RecvTimeoutError::Disconnected) => {}
-                    }
-                }
+        if let Some(env) = self.pending.take() {
+            if let Some(n) = self.arrived(env) {
+                return n;
             }
         }
-        Ok(None)
+        while let Ok(env) = self.rx.try_recv() {
+            if let Some(n) = self.arrived(env) {
+                return n;
+            }
+        }
+        if pes[0].has_work() || std::mem::take(&mut self.timed_out) {
+            self.step_start = Instant::now();
+            return Next::Step(0);
+        }
+        Next::Wait
     }
-}
 
-/// Runs a PE other than the main one until FINISH. An error is sent to the
-/// main PE, and the PE waits for the FINISH that follows.
-pub fn run_other(pe: &mut Pe, rx: &Inbox, tx: &[Outlet], shared: &Shared) -> PeTimes {
-    let mut node = Node::new(pe, rx, tx, shared);
-    while !node.pe.gum.finished {
-        if let Err(e) = node.round(None) {
-            let message = match e {
-                Stop::Error(m) => m,
-                Stop::Exit(c) => format!("internal error: exit {c} on PE {}", node.me()),
-            };
-            let _ = tx[0].send(Message::Fail { message }.encode());
-            node.shared.idle[node.me()].store(true, Ordering::SeqCst);
-            // Wait for the end (and keep the counters honest).
-            while let Ok(b) = rx.recv() {
-                if Message::decode(&b).is_ok_and(|m| m == Message::Finish) {
-                    break;
-                }
-                if !is_fish(&b) {
-                    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
-                }
-            }
-            break;
-        }
-    }
-    node.times
-}
-
-/// Runs the main PE until its main thread ends, an error, or a deadlock;
-/// then tells every other PE to finish.
-pub fn run_main(
-    pe: &mut Pe,
-    main: u32,
-    rx: &Inbox,
-    tx: &[Outlet],
-    shared: &Shared,
-) -> (Result<Ptr, Stop>, PeTimes) {
-    let mut node = Node::new(pe, rx, tx, shared);
-    let mut quiet_since: Option<(Instant, u64)> = None;
-    let result = loop {
-        match node.round(Some(main)) {
-            Ok(Some(v)) => break Ok(v),
-            Ok(None) => {}
-            Err(e) => break Err(e),
-        }
-        if shared.quiet() && !node.pe.has_work() {
-            let epoch = shared.epoch.load(Ordering::SeqCst);
-            match quiet_since {
-                Some((t, e)) if e == epoch => {
-                    if t.elapsed() > QUIET {
-                        break Err(Stop::Error("<<loop>>".into()));
-                    }
-                }
-                _ => quiet_since = Some((Instant::now(), epoch)),
-            }
+    fn wait(&mut self, pes: &[Pe]) {
+        let now = Instant::now();
+        let wait_for = match &self.held {
+            Some((due, _)) => due.saturating_duration_since(now).min(IDLE_WAIT),
+            None => IDLE_WAIT,
+        };
+        let r = self.rx.recv_timeout(wait_for);
+        let waited = now.elapsed().as_secs_f64();
+        if pes[0].has_blocked_threads() {
+            self.times.blocked += waited;
         } else {
-            quiet_since = None;
+            self.times.idle += waited;
         }
-    };
-    for (k, t) in tx.iter().enumerate() {
-        if k != 0 {
-            let _ = t.send(Message::Finish.encode());
+        match r {
+            Ok(env) => self.pending = Some(env),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                self.timed_out = true
+            }
         }
     }
-    (result, node.times)
+
+    fn local(&self, _: PeId) -> usize {
+        0
+    }
+
+    fn now(&self, _: usize) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {}
+
+    fn stepped(&mut self, _: usize, step: Step) {
+        if matches!(step, Step::Ran(_) | Step::Sparked) {
+            self.times.busy += self.step_start.elapsed().as_secs_f64();
+        }
+    }
+
+    fn post(&mut self, env: Envelope) {
+        // A PE that has left no longer listens: nothing to do.
+        let _ = self.tx[env.to.0 as usize].send(env);
+    }
+}
+
+/// Runs the program on `setup.npes` PEs, one OS thread each: PE 0, the
+/// main one, is `pe0` on this thread. The main thread's value (or why the
+/// run stopped), PE 0's times, and `report` of every other PE at its end.
+pub fn run<T: Send>(
+    setup: &Setup,
+    pe0: &mut Pe,
+    report: impl Fn(&Pe, PeTimes) -> T + Sync,
+) -> (Result<Ptr, Stop>, PeTimes, Vec<T>) {
+    let n = setup.npes;
+    let (tx, rx): (Vec<Outlet>, Vec<Inbox>) =
+        (0..n).map(|_| crossbeam_channel::unbounded()).unzip();
+    let census = Census::new(n);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..n)
+            .map(|k| {
+                let (rx, tx, census, report) = (&rx[k], &tx, &census, &report);
+                std::thread::Builder::new()
+                    .stack_size(64 << 20)
+                    .spawn_scoped(s, move || {
+                        let mut pe = setup.new_pe(Io::elsewhere(), k as u16);
+                        let mut eng = OsThread::new(PeId(k as u16), rx, tx, start);
+                        if pe.init_cafs().is_ok() {
+                            let pes = std::slice::from_mut(&mut pe);
+                            let _ = drive(&mut eng, pes, census, None);
+                        }
+                        report(&pe, eng.times)
+                    })
+                    .expect("a thread for a PE")
+            })
+            .collect();
+        let mut eng = OsThread::new(PeId(0), &rx[0], &tx, start);
+        let r = setup.start_main(pe0).and_then(|id| {
+            let pes = std::slice::from_mut(pe0);
+            drive(&mut eng, pes, &census, Some((0, id)))?
+                .ok_or_else(|| Stop::Error("internal error: the main PE finished".into()))
+        });
+        for (k, t) in tx.iter().enumerate().skip(1) {
+            let m = Message::Finish;
+            let _ = t.send(Envelope::new(eng.me, PeId(k as u16), m.kind(), m.encode()));
+        }
+        let others = handles
+            .into_iter()
+            .map(|h| h.join().expect("a PE thread"))
+            .collect();
+        (r, eng.times, others)
+    })
 }

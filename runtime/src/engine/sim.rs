@@ -12,9 +12,12 @@
 //! run. An idle PE's clock jumps to its next message.
 
 use crate::engine::grid::Grid;
+use crate::engine::{drive, Census, Engine, Next, PeTimes};
 use crate::machine::heap::Ptr;
-use crate::machine::pe::{Pe, Step, Stop};
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::scheduler::Step;
 use crate::parallel::ids::PeId;
+use crate::parallel::protocol::envelope::Envelope;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -27,26 +30,25 @@ const WORD_COST: f64 = 5e-9;
 /// Virtual seconds to make a thread of a spark.
 const THREAD_COST: f64 = 5e-6;
 
-struct Event {
+/// A message on its way.
+struct InFlight {
     time: f64,
     seq: u64,
-    to: PeId,
-    fish: bool,
-    bytes: Vec<u8>,
+    env: Envelope,
 }
 
-impl PartialEq for Event {
+impl PartialEq for InFlight {
     fn eq(&self, o: &Self) -> bool {
         self.cmp(o) == Ordering::Equal
     }
 }
-impl Eq for Event {}
-impl PartialOrd for Event {
+impl Eq for InFlight {}
+impl PartialOrd for InFlight {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Event {
+impl Ord for InFlight {
     /// Earliest first (BinaryHeap is a max-heap).
     fn cmp(&self, o: &Self) -> Ordering {
         o.time.total_cmp(&self.time).then(o.seq.cmp(&self.seq))
@@ -57,52 +59,95 @@ impl Ord for Event {
 pub struct SimTimes {
     /// The virtual time at which the main thread ended.
     pub virtual_time: f64,
-    /// Per PE: virtual seconds running (threads and messages), idle, and
-    /// idle while threads waited for other PEs.
-    pub busy: Vec<f64>,
-    pub idle: Vec<f64>,
-    pub blocked: Vec<f64>,
+    pub per_pe: Vec<PeTimes>,
 }
 
-/// The messages on their way.
-#[derive(Default)]
-struct Mail {
-    events: BinaryHeap<Event>,
+/// The simulated machine: every PE's clock and the messages on their way.
+struct Sim<'g> {
+    grid: &'g Grid,
+    clock: Vec<f64>,
+    busy: Vec<f64>,
+    blocked: Vec<f64>,
+    mail: BinaryHeap<InFlight>,
     seq: u64,
     /// When the last message on each link arrives (links are FIFO).
     last_on_link: HashMap<(u16, u16), f64>,
-    /// Messages on their way other than FISH (a deadlock is every PE idle
-    /// with only fish swimming).
-    live: usize,
+    /// When the message being delivered arrived.
+    arrival: f64,
 }
 
-impl Mail {
-    /// Puts what PE `p` sent (at `now`) on its way.
-    fn post(&mut self, pe: &mut Pe, p: usize, now: f64, grid: &Grid) {
-        for (to, bytes) in std::mem::take(&mut pe.gum.outbox) {
-            let from = PeId(p as u16);
-            let mut t = now + grid.transit(from, to, bytes.len());
-            let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
-            t = t.max(*link);
-            *link = t;
-            if crate::parallel::message::fish_origin(&bytes) == Some(to) {
-                // An empty fish going home: the fish delay (the link is
-                // not held up).
-                t += pe.tuning.fish_delay.as_secs_f64();
-            }
-            let fish = crate::parallel::message::is_fish(&bytes);
-            if !fish {
-                self.live += 1;
-            }
-            self.seq += 1;
-            self.events.push(Event {
-                time: t,
-                seq: self.seq,
-                to,
-                fish,
-                bytes,
-            });
+impl Engine for Sim<'_> {
+    /// The earliest thing: deliver a message, or run the PE with work and
+    /// the earliest clock.
+    fn next(&mut self, pes: &[Pe]) -> Next {
+        let clock = &self.clock;
+        let worker = (0..pes.len())
+            .filter(|&p| pes[p].has_work())
+            .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
+        let deliver = match (self.mail.peek(), worker) {
+            (None, None) => return Next::Nothing,
+            (Some(m), Some(w)) => m.time <= clock[w],
+            (m, _) => m.is_some(),
+        };
+        if deliver {
+            let m = self.mail.pop().unwrap();
+            self.arrival = m.time;
+            Next::Deliver(m.env)
+        } else {
+            Next::Step(worker.unwrap())
         }
+    }
+
+    fn wait(&mut self, _: &[Pe]) {}
+
+    fn local(&self, id: PeId) -> usize {
+        id.0 as usize
+    }
+
+    fn now(&self, p: usize) -> f64 {
+        self.clock[p]
+    }
+
+    /// An idle PE's clock jumps to the message; handling it costs time.
+    fn receiving(&mut self, p: usize, env: &Envelope, pe: &Pe) {
+        let t = self.arrival;
+        if t > self.clock[p] && pe.has_blocked_threads() {
+            self.blocked[p] += t - self.clock[p];
+        }
+        self.clock[p] = self.clock[p].max(t);
+        let cost = MESSAGE_COST + WORD_COST * (env.size() / 8) as f64;
+        let speed = self.grid.speed(env.to);
+        self.clock[p] += cost / speed;
+        self.busy[p] += cost / speed;
+    }
+
+    fn stepped(&mut self, p: usize, step: Step) {
+        let dt = match step {
+            // (A slice that blocked at once costs what a new thread does.)
+            Step::Ran(0) | Step::Sparked => THREAD_COST,
+            Step::Ran(red) => red as f64 / REDUCTIONS_PER_SECOND,
+            Step::Idle | Step::Done(_) => return,
+        } / self.grid.speed(PeId(p as u16));
+        self.clock[p] += dt;
+        self.busy[p] += dt;
+    }
+
+    /// Arrives after the link's latency and the size over its bandwidth,
+    /// never before an earlier message on the same link; a held message
+    /// that much later (without holding up the link).
+    fn post(&mut self, env: Envelope) {
+        let (from, to) = (env.from, env.to);
+        let mut t = env.sent_at + self.grid.transit(from, to, env.size());
+        let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
+        t = t.max(*link);
+        *link = t;
+        t += env.hold.as_secs_f64();
+        self.seq += 1;
+        self.mail.push(InFlight {
+            time: t,
+            seq: self.seq,
+            env,
+        });
     }
 }
 
@@ -110,90 +155,32 @@ impl Mail {
 /// ends, an error, or a deadlock.
 pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTimes) {
     let n = pes.len();
-    let mut clock = vec![0.0f64; n];
-    let mut busy = vec![0.0f64; n];
-    let mut blocked = vec![0.0f64; n];
-    let mut mail = Mail::default();
-    // Every PE but the main one starts idle: it goes fishing at once.
-    let started = (1..n).rev().try_for_each(|p| {
-        let r = pes[p].step(None);
-        mail.post(&mut pes[p], p, clock[p], grid);
-        r.map(|_| ())
-    });
-    let result = started.and_then(|()| loop {
-        // The PE with work and the earliest clock.
-        let worker = (0..n)
-            .filter(|&p| pes[p].has_work())
-            .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
-        let deliver = match (mail.events.peek(), worker) {
-            (None, None) => break Err(Stop::Error("<<loop>>".into())),
-            (Some(e), Some(w)) => e.time <= clock[w],
-            (e, _) => e.is_some(),
-        };
-        let (p, r) = if deliver {
-            let e = mail.events.pop().unwrap();
-            if !e.fish {
-                mail.live -= 1;
-            } else if mail.live == 0 && (0..n).all(|q| !pes[q].has_work()) {
-                // Only fish are moving and nobody has work: nothing will
-                // ever update the black holes the threads wait for.
-                break Err(Stop::Error("<<loop>>".into()));
-            }
-            let p = e.to.0 as usize;
-            if e.time > clock[p] && !pes[p].blocked.is_empty() {
-                blocked[p] += e.time - clock[p];
-            }
-            clock[p] = clock[p].max(e.time);
-            let cost = MESSAGE_COST + WORD_COST * (e.bytes.len() / 8) as f64;
-            clock[p] += cost / grid.speed(e.to);
-            busy[p] += cost / grid.speed(e.to);
-            let r = pes[p].receive(&e.bytes);
-            // An idle PE that got no work goes fishing again.
-            let r = r.and_then(|()| {
-                if !pes[p].has_work() {
-                    pes[p].step(None).map(|_| ())
-                } else {
-                    Ok(())
-                }
-            });
-            (p, r.map(|()| None))
-        } else {
-            let p = worker.unwrap();
-            let r = pes[p].step((p == 0).then_some(main));
-            let r = r.map(|s| match s {
-                Step::Ran(red) => {
-                    let dt = if red == 0 {
-                        THREAD_COST
-                    } else {
-                        red as f64 / REDUCTIONS_PER_SECOND
-                    } / grid.speed(PeId(p as u16));
-                    clock[p] += dt;
-                    busy[p] += dt;
-                    None
-                }
-                Step::Idle => None,
-                Step::Done(v) => Some(v),
-            });
-            (p, r)
-        };
-        mail.post(&mut pes[p], p, clock[p], grid);
-        match r {
-            Ok(None) => {}
-            Ok(Some(v)) => break Ok(v),
-            Err(e) => break Err(e),
-        }
-    });
-    let end = clock[0];
-    let idle = (0..n)
-        .map(|p| (end - busy[p] - blocked[p]).max(0.0))
+    let mut sim = Sim {
+        grid,
+        clock: vec![0.0; n],
+        busy: vec![0.0; n],
+        blocked: vec![0.0; n],
+        mail: BinaryHeap::new(),
+        seq: 0,
+        last_on_link: HashMap::new(),
+        arrival: 0.0,
+    };
+    let census = Census::new(n);
+    let result = drive(&mut sim, pes, &census, Some((0, main)))
+        .and_then(|v| v.ok_or_else(|| Stop::Error("internal error: the main PE finished".into())));
+    let end = sim.clock[0];
+    let per_pe = (0..n)
+        .map(|p| PeTimes {
+            busy: sim.busy[p],
+            idle: (end - sim.busy[p] - sim.blocked[p]).max(0.0),
+            blocked: sim.blocked[p],
+        })
         .collect();
     (
         result,
         SimTimes {
             virtual_time: end,
-            busy,
-            idle,
-            blocked,
+            per_pe,
         },
     )
 }

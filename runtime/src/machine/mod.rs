@@ -8,4 +8,6 @@ pub mod load;
 pub mod pe;
 pub mod prims;
 pub mod reducer;
+pub mod scheduler;
+pub mod sparks;
 pub mod thread;

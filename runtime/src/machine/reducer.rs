@@ -11,7 +11,8 @@
 use crate::code::{Cmp, VOp, VUnOp};
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
 use crate::machine::load::Op;
-use crate::machine::pe::{err, Pe, SliceEnd, Stop};
+use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::scheduler::SliceEnd;
 use crate::machine::thread::{fk, Frame, State, Thread};
 
 /// The current activation.

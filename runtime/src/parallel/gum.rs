@@ -25,6 +25,7 @@ use crate::parallel::ga::{GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
 use crate::parallel::message::{Kind, Message};
 use crate::parallel::pack;
+use crate::parallel::protocol::envelope::Envelope;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Hops a FISH makes before it goes home.
@@ -66,12 +67,8 @@ pub struct Gum {
     retry: Vec<BlockedFetch>,
     /// A FISH of ours is out.
     pub fish_out: bool,
-    /// Messages to send: (destination, bytes). The engine takes them.
-    pub outbox: Vec<(PeId, Vec<u8>)>,
     pub sent: Traffic,
     pub received: Traffic,
-    /// The main PE said FINISH.
-    pub finished: bool,
 }
 
 impl Gum {
@@ -85,10 +82,8 @@ impl Gum {
             pending: VecDeque::new(),
             retry: Vec::new(),
             fish_out: false,
-            outbox: Vec::new(),
             sent: Traffic::default(),
             received: Traffic::default(),
-            finished: false,
         }
     }
 
@@ -155,7 +150,38 @@ impl Pe<'_, '_> {
     fn send(&mut self, to: PeId, m: Message) {
         let bytes = m.encode();
         self.gum.sent.count(m.kind(), bytes.len());
-        self.gum.outbox.push((to, bytes));
+        let mut env = Envelope::new(self.id(), to, m.kind(), bytes);
+        if matches!(m, Message::Fish { origin, .. } if origin == to) {
+            // An empty fish going home: its PE waits before fishing again.
+            env.hold = self.tuning.fish_delay;
+        }
+        self.outbox.push(env);
+    }
+
+    /// Whether a FISH arriving now would take a spark away (`spare_spark`
+    /// without its effects).
+    pub(crate) fn could_spare_spark(&self) -> bool {
+        let dead = self
+            .sparks
+            .iter()
+            .take_while(|&&s| self.heap.kind(self.heap.deref(s)) != kind::THUNK)
+            .count();
+        let left = self.sparks.len() - dead;
+        left > 0 && !(self.run_queue.is_empty() && left < 2)
+    }
+
+    /// Packs the graph at `root` as a SCHEDULE or RESUME would, moving the
+    /// thunks `moves` says.
+    pub fn pack_graph(&mut self, root: Ptr, moves: pack::Moves) -> pack::PackedGraph {
+        let limit = self.tuning.graph_words;
+        pack::pack(
+            &mut self.heap,
+            &mut self.ga,
+            &self.raised,
+            root,
+            moves,
+            limit,
+        )
     }
 
     /// A thread entered the FetchMe `p` (no FETCH out yet): ask its owner.
@@ -237,8 +263,7 @@ impl Pe<'_, '_> {
             thunks: self.tuning.thunks_per_graph,
             depth,
         };
-        let limit = self.tuning.graph_words;
-        pack::pack(&mut self.heap, &mut self.ga, &self.raised, p, moves, limit)
+        self.pack_graph(p, moves)
     }
 
     /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
@@ -264,7 +289,7 @@ impl Pe<'_, '_> {
 
     /// An idle PE looks for work (one FISH out at a time).
     pub(crate) fn go_fishing(&mut self) {
-        if self.gum.npes > 1 && !self.gum.fish_out && !self.gum.finished {
+        if self.npes > 1 && !self.gum.fish_out && !self.finished {
             let to = self.gum.random_pe(None);
             self.gum.fish_out = true;
             self.counters.fish_sent += 1;
@@ -311,7 +336,7 @@ impl Pe<'_, '_> {
     }
 
     /// Rebuilds a packed graph in the heap (collecting first if need be).
-    fn unpack(&mut self, graph: &[u64]) -> Result<pack::Unpacked, Stop> {
+    pub fn unpack_graph(&mut self, graph: &[u64]) -> Result<pack::Unpacked, Stop> {
         let words = pack::unpack_words(graph).map_err(internal)?;
         self.ensure(&mut Thread::empty(), words)?;
         pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, graph).map_err(internal)
@@ -376,7 +401,8 @@ impl Pe<'_, '_> {
     }
 
     /// Handles a message from another PE.
-    pub fn receive(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+    pub fn receive(&mut self, env: &Envelope) -> Result<(), Stop> {
+        let bytes = &env.payload;
         let m = Message::decode(bytes).map_err(internal)?;
         self.gum.received.count(m.kind(), bytes.len());
         match m {
@@ -406,7 +432,7 @@ impl Pe<'_, '_> {
                 }
             }
             Message::Schedule { graph } => {
-                let u = self.unpack(&graph)?;
+                let u = self.unpack_graph(&graph)?;
                 self.gum.fish_out = false;
                 self.counters.sparks_imported += 1;
                 self.counters.sparks_converted += 1;
@@ -434,7 +460,7 @@ impl Pe<'_, '_> {
                 graph,
             } => {
                 // (Unpacking may collect: look the FetchMe up afterwards.)
-                let u = self.unpack(&graph)?;
+                let u = self.unpack_graph(&graph)?;
                 if !self.answered(reply, weight, u.root) {
                     return Err(internal("a RESUME for a freed address"));
                 }
@@ -450,7 +476,7 @@ impl Pe<'_, '_> {
                     self.ga.return_weight(slot, w);
                 }
             }
-            Message::Finish => self.gum.finished = true,
+            Message::Finish => self.finished = true,
             Message::Fail { message } => return Err(Stop::Error(message)),
         }
         self.send_frees();

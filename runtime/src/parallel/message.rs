@@ -77,6 +77,13 @@ impl Kind {
         Kind::Fail,
     ];
 
+    /// Whether messages of this kind only look for work: a quiescent PE
+    /// has none to give, so they alone do not keep a run alive (the
+    /// driver's deadlock test, engine/mod.rs).
+    pub fn looks_for_work(self) -> bool {
+        self == Kind::Fish
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Fish => "FISH",
@@ -94,21 +101,6 @@ impl Kind {
 fn ga_words(out: &mut Vec<u64>, ga: GlobalAddr) {
     out.push(ga.pe.0 as u64);
     out.push(ga.slot as u64);
-}
-
-/// Whether a message (as bytes) is a FISH.
-pub fn is_fish(bytes: &[u8]) -> bool {
-    bytes.first() == Some(&(Kind::Fish as u8))
-}
-
-/// The origin of a FISH (as bytes: the kind word, then the origin), without
-/// decoding anything else.
-pub fn fish_origin(bytes: &[u8]) -> Option<PeId> {
-    if !is_fish(bytes) {
-        return None;
-    }
-    let w = bytes.get(8..16)?;
-    Some(PeId(u64::from_le_bytes(w.try_into().ok()?) as u16))
 }
 
 impl Message {

@@ -7,3 +7,4 @@ pub mod gum;
 pub mod ids;
 pub mod message;
 pub mod pack;
+pub mod protocol;
