@@ -12,10 +12,11 @@ use gph_runtime::machine::pe::Pe;
 use gph_runtime::machine::scheduler::Step;
 use gph_runtime::machine::thread::Thread;
 use gph_runtime::parallel::ga::{GlobalAddr, Weight, WHOLE};
+use gph_runtime::parallel::gum::message::Message;
 use gph_runtime::parallel::ids::PeId;
-use gph_runtime::parallel::message::{Kind, Message};
 use gph_runtime::parallel::pack;
 use gph_runtime::parallel::protocol::envelope::Envelope;
+use gph_runtime::parallel::protocol::Kind;
 
 /// Hops a FISH makes before it goes home (gum.rs's FISH_LIFE).
 const FISH_LIFE: u32 = 10;

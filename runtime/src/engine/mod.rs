@@ -33,8 +33,9 @@ use crate::machine::load::Loaded;
 use crate::machine::pe::{err, Pe, Stop, Tuning};
 use crate::machine::scheduler::Step;
 use crate::parallel::ids::PeId;
-use crate::parallel::message::{Kind, Message};
+use crate::parallel::protocol::control::Control;
 use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::Kind;
 use crate::Config;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -254,7 +255,7 @@ impl Driver<'_> {
             self.quiescent[0] = false;
             self.census.up();
         }
-        let m = Message::Fail { message };
+        let m = Control::Fail { message };
         let mut env = Envelope::new(me, PeId(0), m.kind(), m.encode());
         env.sent_at = eng.now(0);
         self.census.up();

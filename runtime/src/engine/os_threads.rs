@@ -13,7 +13,7 @@ use crate::machine::io::Io;
 use crate::machine::pe::{Pe, Stop};
 use crate::machine::scheduler::Step;
 use crate::parallel::ids::PeId;
-use crate::parallel::message::Message;
+use crate::parallel::protocol::control::Control;
 use crate::parallel::protocol::envelope::Envelope;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -174,7 +174,7 @@ pub fn run<T: Send>(
                 .ok_or_else(|| Stop::Error("internal error: the main PE finished".into()))
         });
         for (k, t) in tx.iter().enumerate().skip(1) {
-            let m = Message::Finish;
+            let m = Control::Finish;
             let _ = t.send(Envelope::new(eng.me, PeId(k as u16), m.kind(), m.encode()));
         }
         let others = handles

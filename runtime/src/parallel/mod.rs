@@ -5,6 +5,5 @@
 pub mod ga;
 pub mod gum;
 pub mod ids;
-pub mod message;
 pub mod pack;
 pub mod protocol;

@@ -7,7 +7,7 @@
 //! piggyback count as bytes sent.
 
 use crate::parallel::ids::PeId;
-use crate::parallel::message::Kind;
+use crate::parallel::protocol::Kind;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,6 +1,7 @@
 //! A PE among others: GUM's protocol (DESIGN.md "Many PEs"; the messages
-//! are in `message`). The engines move the bytes; this module decides
-//! what a PE sends and what it does with what it receives.
+//! are in `message`). The engines move the bytes and `protocol::dispatch`
+//! hands GUM's messages here; this module decides what a PE sends and what
+//! it does with what it receives.
 //!
 //! * Work: an idle PE sends a FISH to a random PE. A PE with a spark to
 //!   spare (it keeps its last one when it has nothing else to do) packs it
@@ -23,9 +24,12 @@ use crate::machine::pe::{Pe, Stop};
 use crate::machine::thread::Thread;
 use crate::parallel::ga::{GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
-use crate::parallel::message::{Kind, Message};
+pub mod message;
+
 use crate::parallel::pack;
 use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::{internal, Kind};
+use message::Message;
 use std::collections::{BTreeMap, VecDeque};
 
 /// Hops a FISH makes before it goes home.
@@ -48,7 +52,7 @@ pub struct Traffic {
 }
 
 impl Traffic {
-    fn count(&mut self, k: Kind, bytes: usize) {
+    pub(crate) fn count(&mut self, k: Kind, bytes: usize) {
         let e = self.by_kind.entry(k).or_default();
         e.0 += 1;
         e.1 += bytes as u64;
@@ -130,11 +134,6 @@ impl Gum {
             f(&mut b.node);
         }
     }
-}
-
-/// A protocol state that cannot arise between PEs of this machine.
-fn internal(e: impl std::fmt::Display) -> Stop {
-    Stop::Error(format!("internal error: {e}"))
 }
 
 /// Items for other PEs, one list per PE.
@@ -400,11 +399,8 @@ impl Pe<'_, '_> {
         Ok(())
     }
 
-    /// Handles a message from another PE.
-    pub fn receive(&mut self, env: &Envelope) -> Result<(), Stop> {
-        let bytes = &env.payload;
-        let m = Message::decode(bytes).map_err(internal)?;
-        self.gum.received.count(m.kind(), bytes.len());
+    /// Handles a GUM message from another PE.
+    pub(crate) fn gum_receive(&mut self, m: Message) -> Result<(), Stop> {
         match m {
             Message::Fish { origin, age } => {
                 if origin == self.gum.me {
@@ -476,10 +472,7 @@ impl Pe<'_, '_> {
                     self.ga.return_weight(slot, w);
                 }
             }
-            Message::Finish => self.finished = true,
-            Message::Fail { message } => return Err(Stop::Error(message)),
         }
-        self.send_frees();
         Ok(())
     }
 }

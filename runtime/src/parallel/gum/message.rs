@@ -1,5 +1,6 @@
-//! The messages PEs exchange (GUM's protocol, DESIGN.md "Many PEs"), and
-//! their encoding: a message crosses from one PE to another only as bytes.
+//! GUM's messages (DESIGN.md "Many PEs") and their fields as words (see
+//! `protocol::codec`): a message crosses from one PE to another only as
+//! bytes.
 //!
 //! | message | sent by | answer |
 //! | --- | --- | --- |
@@ -9,12 +10,11 @@
 //! | RESUME | the owner: the packed node | ACK |
 //! | ACK | the receiver of moved thunks: their new addresses | — |
 //! | FREE | after a GC: weight of dead remote references, to their owner | — |
-//! | FINISH | the main PE: the program ended | — |
-//! | FAIL | any PE: a run-time error ends the run | — |
 
 use crate::parallel::ga::{GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
 use crate::parallel::pack::PackedGraph;
+use crate::parallel::protocol::{codec, Kind};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -46,56 +46,6 @@ pub enum Message {
     Free {
         weights: Vec<(u32, Weight)>,
     },
-    Finish,
-    Fail {
-        message: String,
-    },
-}
-
-/// Message kinds, for statistics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    Fish,
-    Schedule,
-    Fetch,
-    Resume,
-    Ack,
-    Free,
-    Finish,
-    Fail,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::Fish,
-        Kind::Schedule,
-        Kind::Fetch,
-        Kind::Resume,
-        Kind::Ack,
-        Kind::Free,
-        Kind::Finish,
-        Kind::Fail,
-    ];
-
-    /// Whether messages of this kind only look for work: a quiescent PE
-    /// has none to give, so they alone do not keep a run alive (the
-    /// driver's deadlock test, engine/mod.rs).
-    pub fn looks_for_work(self) -> bool {
-        self == Kind::Fish
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Fish => "FISH",
-            Kind::Schedule => "SCHEDULE",
-            Kind::Fetch => "FETCH",
-            Kind::Resume => "RESUME",
-            Kind::Ack => "ACK",
-            Kind::Free => "FREE",
-            Kind::Finish => "FINISH",
-            Kind::Fail => "FAIL",
-        }
-    }
 }
 
 fn ga_words(out: &mut Vec<u64>, ga: GlobalAddr) {
@@ -112,14 +62,12 @@ impl Message {
             Message::Resume { .. } => Kind::Resume,
             Message::Ack { .. } => Kind::Ack,
             Message::Free { .. } => Kind::Free,
-            Message::Finish => Kind::Finish,
-            Message::Fail { .. } => Kind::Fail,
         }
     }
 
     /// The message as bytes: a kind word, then the fields as words.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w: Vec<u64> = vec![self.kind() as u64];
+        let mut w: Vec<u64> = Vec::new();
         match self {
             Message::Fish { origin, age } => w.extend([origin.0 as u64, *age as u64]),
             Message::Schedule { graph } => w.extend_from_slice(graph),
@@ -152,43 +100,23 @@ impl Message {
                     w.extend([*slot as u64, wt.0]);
                 }
             }
-            Message::Finish => {}
-            Message::Fail { message } => {
-                let b = message.as_bytes();
-                w.push(b.len() as u64);
-                for c in b.chunks(8) {
-                    let mut x = [0u8; 8];
-                    x[..c.len()].copy_from_slice(c);
-                    w.push(u64::from_le_bytes(x));
-                }
-            }
         }
-        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+        codec::encode(self.kind(), &w)
     }
 
+    /// A GUM message from its bytes.
     pub fn decode(bytes: &[u8]) -> Result<Message, String> {
-        if bytes.is_empty() || !bytes.len().is_multiple_of(8) {
-            return Err(format!("a message of {} bytes", bytes.len()));
-        }
-        let w: Vec<u64> = bytes
-            .chunks(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let (k, f) = (w[0], &w[1..]);
+        let (kind, fields) = codec::decode(bytes)?;
+        Message::from_fields(kind, &fields)
+    }
+
+    /// A GUM message of kind `kind` from its fields.
+    pub fn from_fields(kind: Kind, f: &[u64]) -> Result<Message, String> {
         let ga = |i: usize| GlobalAddr {
             pe: PeId(f[i] as u16),
             slot: f[i + 1] as u32,
         };
-        let need = |n: usize| {
-            if f.len() < n {
-                Err(format!("a truncated message of kind {k}"))
-            } else {
-                Ok(())
-            }
-        };
-        let kind = *Kind::ALL
-            .get(k as usize)
-            .ok_or_else(|| format!("unknown message kind {k}"))?;
+        let need = |n: usize| codec::need(kind, f, n);
         Ok(match kind {
             Kind::Fish => {
                 need(2)?;
@@ -235,18 +163,7 @@ impl Message {
                     .map(|c| (c[0] as u32, Weight(c[1])))
                     .collect(),
             },
-            Kind::Finish => Message::Finish,
-            Kind::Fail => {
-                need(1)?;
-                let n = f[0] as usize;
-                let bytes: Vec<u8> = f[1..].iter().flat_map(|x| x.to_le_bytes()).collect();
-                if bytes.len() < n {
-                    return Err("a truncated FAIL message".into());
-                }
-                Message::Fail {
-                    message: String::from_utf8_lossy(&bytes[..n]).into_owned(),
-                }
-            }
+            Kind::Finish | Kind::Fail => return Err(format!("{} is not GUM's", kind.name())),
         })
     }
 }
@@ -288,10 +205,6 @@ mod tests {
             Message::Free {
                 weights: vec![(4, Weight(2)), (5, Weight(1 << 61))],
             },
-            Message::Finish,
-            Message::Fail {
-                message: "head: empty list – ünïcode".into(),
-            },
         ];
         for m in all {
             let b = m.encode();
@@ -306,6 +219,7 @@ mod tests {
             &[1, 2, 3],
             &[99, 0, 0, 0, 0, 0, 0, 0],
             &[2, 0, 0, 0, 0, 0, 0, 0],
+            &[6, 0, 0, 0, 0, 0, 0, 0],
         ] {
             assert!(Message::decode(b).is_err());
         }
