@@ -15,11 +15,9 @@ use gph_runtime::parallel::ga::{GlobalAddr, Weight, WHOLE};
 use gph_runtime::parallel::gum::message::Message;
 use gph_runtime::parallel::ids::PeId;
 use gph_runtime::parallel::pack;
+use gph_runtime::parallel::policy::gum::FISH_LIFE;
 use gph_runtime::parallel::protocol::envelope::Envelope;
 use gph_runtime::parallel::protocol::Kind;
-
-/// Hops a FISH makes before it goes home (gum.rs's FISH_LIFE).
-const FISH_LIFE: u32 = 10;
 
 /// A tiny program: a one-field constructor, a thunk supercombinator, and
 /// a main that uses them.

@@ -16,6 +16,8 @@ use crate::machine::thread::Thread;
 use crate::parallel::ga::GaTable;
 use crate::parallel::gum::Gum;
 use crate::parallel::ids::PeId;
+use crate::parallel::policy::gum::GumPolicy;
+use crate::parallel::policy::LoadPolicy;
 use crate::parallel::protocol::envelope::Envelope;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
@@ -134,6 +136,8 @@ pub struct Pe<'p, 'io> {
     pub(crate) ga: GaTable,
     /// The protocol state of a PE among others.
     pub(crate) gum: Gum,
+    /// Whom to ask for work, what to give (`parallel::policy`).
+    pub(crate) policy: Box<dyn LoadPolicy>,
     /// The messages of failed speculative evaluations (RAISE nodes).
     pub(crate) raised: Vec<String>,
     /// Messages to send; the engine takes them.
@@ -162,6 +166,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap.stress = Some(24);
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
         }
+        let policy = Box::new(GumPolicy::new(PeId(0), 1, 0, &tuning));
         Pe {
             l,
             heap,
@@ -181,7 +186,8 @@ impl<'p, 'io> Pe<'p, 'io> {
             tmp: Vec::with_capacity(64),
             live_threads: 0,
             ga: GaTable::new(PeId(0)),
-            gum: Gum::new(PeId(0), 1, 0),
+            gum: Gum::default(),
+            policy,
             raised: Vec::new(),
             outbox: Vec::new(),
             finished: false,
@@ -193,7 +199,8 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.id = id;
         self.npes = npes;
         self.ga = GaTable::new(id);
-        self.gum = Gum::new(id, npes, seed);
+        self.gum = Gum::default();
+        self.policy = Box::new(GumPolicy::new(id, npes, seed, &self.tuning));
     }
 
     pub fn id(&self) -> PeId {

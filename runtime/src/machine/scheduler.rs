@@ -4,6 +4,7 @@
 use crate::machine::heap::{h_kind, header, kind, Ptr};
 use crate::machine::pe::{err, Pe, Stop};
 use crate::machine::thread::{State, Thread};
+use crate::parallel::policy::Load;
 use std::sync::atomic::Ordering;
 
 /// How a time slice ended.
@@ -171,7 +172,11 @@ impl Pe<'_, '_> {
             }
         }
         while self.live_threads < self.tuning.eager_threads && self.convert_spark() {}
-        if self.sparks.len() < self.tuning.low_watermark && self.run_queue.is_empty() {
+        let load = Load {
+            runnable: self.run_queue.len(),
+            sparks: self.sparks.len(),
+        };
+        if self.policy.fish_early(load) {
             self.go_fishing();
         }
         Ok(ran)

@@ -3,13 +3,13 @@
 //! hands GUM's messages here; this module decides what a PE sends and what
 //! it does with what it receives.
 //!
-//! * Work: an idle PE sends a FISH to a random PE. A PE with a spark to
-//!   spare (it keeps its last one when it has nothing else to do) packs it
-//!   (with a few of the thunks it needs, see `Tuning::thunks_per_graph`)
-//!   and sends it to the fish's origin in a SCHEDULE; otherwise the fish
-//!   goes on to another random PE, and home after `FISH_LIFE` hops, where
-//!   the engine holds it for the fish delay. A received spark becomes a
-//!   thread at once (so it cannot bounce on).
+//! * Work: an idle PE sends a FISH to the PE its load policy names
+//!   (`parallel::policy`; `gum`: a random one). A PE with a spark to spare
+//!   (the policy chooses) packs it (with a few of the thunks it needs, see
+//!   `Tuning::thunks_per_graph`) and sends it to the fish's origin in a
+//!   SCHEDULE; otherwise the fish goes where the policy says, or home,
+//!   where the engine holds it for the policy's fish delay. A received
+//!   spark becomes a thread at once (so it cannot bounce on).
 //! * Data: a thread that enters a FetchMe blocks on it, and the PE sends a
 //!   FETCH to the owner, naming the FetchMe by a global address of its own
 //!   for the answer. The owner packs the node (a thunk moves, becoming an
@@ -27,15 +27,11 @@ use crate::parallel::ids::PeId;
 pub mod message;
 
 use crate::parallel::pack;
+use crate::parallel::policy::Sparks;
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::{internal, Kind};
 use message::Message;
 use std::collections::{BTreeMap, VecDeque};
-
-/// Hops a FISH makes before it goes home.
-const FISH_LIFE: u32 = 10;
-/// Sparks looked at when choosing one to send away.
-const SPARK_SCAN: usize = 8;
 
 /// A FETCH that waits for its node.
 #[derive(Clone, Copy, Debug)]
@@ -60,10 +56,8 @@ impl Traffic {
 }
 
 /// The protocol state of one PE.
+#[derive(Default)]
 pub struct Gum {
-    pub me: PeId,
-    pub npes: usize,
-    rng: u64,
     blocked: Vec<BlockedFetch>,
     pending: VecDeque<BlockedFetch>,
     /// FETCHes of nodes that are evaluated here without a black hole
@@ -76,36 +70,6 @@ pub struct Gum {
 }
 
 impl Gum {
-    pub fn new(me: PeId, npes: usize, seed: u64) -> Gum {
-        Gum {
-            me,
-            npes,
-            // xorshift64*: never zero.
-            rng: (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_mul(me.0 as u64 * 2 + 1) | 1,
-            blocked: Vec::new(),
-            pending: VecDeque::new(),
-            retry: Vec::new(),
-            fish_out: false,
-            sent: Traffic::default(),
-            received: Traffic::default(),
-        }
-    }
-
-    /// A random PE other than this one and `not` (when there is one).
-    fn random_pe(&mut self, not: Option<PeId>) -> PeId {
-        let others: Vec<u16> = (0..self.npes as u16)
-            .filter(|&p| p != self.me.0 && Some(PeId(p)) != not)
-            .collect();
-        if others.is_empty() {
-            return not.unwrap_or(self.me);
-        }
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        PeId(others[(r % others.len() as u64) as usize])
-    }
-
     /// The node `bh` was updated: the FETCHes waiting for it are answered
     /// in the next round.
     pub fn wake_fetches(&mut self, bh: Ptr) {
@@ -152,7 +116,7 @@ impl Pe<'_, '_> {
         let mut env = Envelope::new(self.id(), to, m.kind(), bytes);
         if matches!(m, Message::Fish { origin, .. } if origin == to) {
             // An empty fish going home: its PE waits before fishing again.
-            env.hold = self.tuning.fish_delay;
+            env.hold = self.policy.fish_delay();
         }
         self.outbox.push(env);
     }
@@ -160,13 +124,9 @@ impl Pe<'_, '_> {
     /// Whether a FISH arriving now would take a spark away (`spare_spark`
     /// without its effects).
     pub(crate) fn could_spare_spark(&self) -> bool {
-        let dead = self
-            .sparks
-            .iter()
-            .take_while(|&&s| self.heap.kind(self.heap.deref(s)) != kind::THUNK)
-            .count();
-        let left = self.sparks.len() - dead;
-        left > 0 && !(self.run_queue.is_empty() && left < 2)
+        let sparks = Sparks::new(&self.sparks, &self.heap);
+        let idle = self.run_queue.is_empty();
+        self.policy.spark_to_send(&sparks, idle).is_some()
     }
 
     /// Packs the graph at `root` as a SCHEDULE or RESUME would, moving the
@@ -212,7 +172,7 @@ impl Pe<'_, '_> {
     fn answer_fetch(&mut self, f: BlockedFetch) -> Result<(), Stop> {
         let p = self.heap.deref(f.node);
         let h = self.heap.hdr(p);
-        if f.reply.pe == self.gum.me {
+        if f.reply.pe == self.id() {
             // Our own FETCH came back (the node moved here meanwhile): the
             // FetchMe simply becomes the node.
             self.answered(f.reply.slot, f.weight, p);
@@ -289,49 +249,25 @@ impl Pe<'_, '_> {
     /// An idle PE looks for work (one FISH out at a time).
     pub(crate) fn go_fishing(&mut self) {
         if self.npes > 1 && !self.gum.fish_out && !self.finished {
-            let to = self.gum.random_pe(None);
+            let to = self.policy.fish_target();
             self.gum.fish_out = true;
             self.counters.fish_sent += 1;
-            let origin = self.gum.me;
+            let origin = self.id();
             self.send(to, Message::Fish { origin, age: 0 });
         }
     }
 
-    /// The oldest spark worth sending away, unless it is the only work this
-    /// PE has. Sparks that are no longer thunks fizzle. A spark that needs
-    /// a node under evaluation here (`rnf y` while the main thread
-    /// evaluates `y`) is passed over: its thief would only wait for the
-    /// black hole, and with a flat `parList` it would shadow the main
-    /// thread for ever.
+    /// The spark the load policy sends away, if any. Sparks that are no
+    /// longer thunks fizzle first.
     fn spare_spark(&mut self) -> Option<Ptr> {
-        while let Some(&s) = self.sparks.front() {
-            let s = self.heap.deref(s);
-            if self.heap.kind(s) == kind::THUNK {
-                break;
-            }
-            self.sparks.pop_front();
-            self.counters.sparks_fizzled += 1;
-        }
+        let dead = Sparks::new(&self.sparks, &self.heap).dead();
+        self.sparks.drain(..dead);
+        self.counters.sparks_fizzled += dead as u64;
         let idle = self.run_queue.is_empty();
-        if self.sparks.is_empty() || (idle && self.sparks.len() < 2) {
-            return None;
-        }
-        let pick = (0..self.sparks.len().min(SPARK_SCAN))
-            .find(|&i| {
-                let s = self.heap.deref(self.sparks[i]);
-                self.heap.kind(s) == kind::THUNK && !self.waits_for_black_hole(s)
-            })
-            .unwrap_or(0);
+        let pick = self
+            .policy
+            .spark_to_send(&Sparks::new(&self.sparks, &self.heap), idle)?;
         self.sparks.remove(pick).map(|s| self.heap.deref(s))
-    }
-
-    /// Whether a thunk's free variables include a black hole.
-    fn waits_for_black_hole(&self, s: Ptr) -> bool {
-        let n = crate::machine::heap::h_size(self.heap.hdr(s));
-        (0..n).any(|i| {
-            let f = self.heap.deref(self.heap.field(s, i));
-            self.heap.kind(f) == kind::BLACKHOLE
-        })
     }
 
     /// Rebuilds a packed graph in the heap (collecting first if need be).
@@ -355,7 +291,7 @@ impl Pe<'_, '_> {
     pub(crate) fn send_frees(&mut self) {
         let mut away = Vec::new();
         for (ga, w) in std::mem::take(&mut self.ga.to_free) {
-            if ga.pe == self.gum.me {
+            if ga.pe == self.id() {
                 self.ga.return_weight(ga.slot, w);
             } else {
                 away.push((ga.pe, (ga.slot, w)));
@@ -403,7 +339,7 @@ impl Pe<'_, '_> {
     pub(crate) fn gum_receive(&mut self, m: Message) -> Result<(), Stop> {
         match m {
             Message::Fish { origin, age } => {
-                if origin == self.gum.me {
+                if origin == self.id() {
                     self.gum.fish_out = false;
                     self.counters.fish_failed += 1;
                 } else if let Some(s) = self.spare_spark() {
@@ -413,8 +349,7 @@ impl Pe<'_, '_> {
                     let graph = self.pack(s, 1);
                     self.counters.sparks_exported += 1;
                     self.send(origin, Message::Schedule { graph });
-                } else if age < FISH_LIFE && self.gum.npes > 2 {
-                    let to = self.gum.random_pe(Some(origin));
+                } else if let Some(to) = self.policy.forward(origin, age) {
                     self.counters.fish_forwarded += 1;
                     self.send(
                         to,
