@@ -113,7 +113,7 @@ fn golden_programs_survive_gc_stress() {
     );
 }
 
-/// Collections while global addresses, FetchMes and packets are about.
+/// Collections while global addresses, FetchMes and packed graphs are about.
 #[test]
 fn golden_programs_survive_gc_stress_on_simulated_pes() {
     assert_none(
