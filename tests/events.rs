@@ -64,3 +64,37 @@ fn statistics_are_counted_from_the_events() {
         }
     }
 }
+
+/// `noPe` and `selfPe` are the run's PE count and the evaluating PE's
+/// number from 1 (the main PE's, for `main`), as in Eden.
+#[test]
+fn no_pe_and_self_pe_are_the_real_ones() {
+    let text = "import Control.Parallel.Eden (noPe, selfPe)\n\
+                main :: IO ()\n\
+                main = print (noPe, selfPe)\n";
+    let (p, _, d) = gph_compiler::compile(&SourceFile::new("pes.gph", text));
+    let p = p.unwrap_or_else(|| panic!("{d:?}"));
+    for (engine, pes) in [
+        (Engine::Sim, 1),
+        (Engine::Sim, 7),
+        (Engine::Threads, 1),
+        (Engine::Threads, 3),
+    ] {
+        let config = Config {
+            engine,
+            pes,
+            ..Config::default()
+        };
+        let (mut out, mut input) = (Vec::new(), std::io::empty());
+        let (exit, _) = gph_runtime::run_main_with(
+            &p,
+            &config,
+            &Tuning::default(),
+            &mut out,
+            false,
+            &mut input,
+        );
+        assert_eq!(exit, Exit::Success);
+        assert_eq!(String::from_utf8(out).unwrap(), format!("({pes},1)\n"));
+    }
+}
