@@ -235,63 +235,12 @@ impl MachineOpts {
             eprint!("{}", gph_runtime::format_stats(stats));
         }
         if let Some(path) = &self.stats_json {
-            let json = stats_json(stats, wall);
+            let json = gph_runtime::obs::stats::to_json(stats, wall);
             std::fs::write(path, json + "\n")
                 .map_err(|e| eprintln!("gph: cannot write {path}: {e}"))?;
         }
         Ok(())
     }
-}
-
-/// The `--stats-json` document: engine, PEs, times, per-PE counters, messages.
-fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
-    let per_pe: Vec<_> = s
-        .per_pe
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            let (messages_sent, bytes_sent) = p.sent();
-            serde_json::json!({
-                "pe": k,
-                "reductions": p.reductions,
-                "allocated_bytes": p.allocated_bytes,
-                "gcs": p.gcs,
-                "copied_bytes": p.copied_bytes,
-                "peak_heap_bytes": p.peak_heap_bytes,
-                "threads": p.threads,
-                "blocked": p.blocked,
-                "sparks_created": p.sparks_created,
-                "sparks_converted": p.sparks_converted,
-                "sparks_fizzled": p.sparks_fizzled,
-                "sparks_overflowed": p.sparks_overflowed,
-                "sparks_exported": p.sparks_exported,
-                "sparks_imported": p.sparks_imported,
-                "fish_sent": p.fish_sent,
-                "fish_forwarded": p.fish_forwarded,
-                "fish_failed": p.fish_failed,
-                "fetches": p.fetches,
-                "messages_sent": messages_sent,
-                "bytes_sent": bytes_sent,
-                "busy_s": p.busy_s,
-                "idle_s": p.idle_s,
-                "blocked_s": p.blocked_s,
-            })
-        })
-        .collect();
-    let messages: serde_json::Map<String, serde_json::Value> = s
-        .messages
-        .iter()
-        .map(|(k, (c, b))| (k.to_string(), serde_json::json!({"count": c, "bytes": b})))
-        .collect();
-    serde_json::json!({
-        "engine": s.engine,
-        "pes": s.pes,
-        "wall_time_s": wall.as_secs_f64(),
-        "virtual_time_s": s.virtual_time,
-        "per_pe": per_pe,
-        "messages": messages,
-    })
-    .to_string()
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -273,8 +273,8 @@ impl Session {
             println!(
                 "({:.2} secs, {} reductions, {} bytes)",
                 elapsed.as_secs_f64(),
-                stats.reductions,
-                stats.allocated_bytes
+                stats.total.reductions,
+                stats.total.allocated_bytes
             );
         }
     }

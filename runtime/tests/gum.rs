@@ -158,7 +158,7 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     let mut pes = make_pes(&l, 2);
     assert_eq!(pes[1].step(None).unwrap(), Step::Idle);
     assert!(pes[1].fishing());
-    assert_eq!(pes[1].counters().fish_sent, 1);
+    assert_eq!(pes[1].stats().fish_sent, 1);
     let out = take(&mut pes, 1);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].to, 0);
@@ -185,17 +185,17 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
             ..
         }
     ));
-    assert_eq!(pes[0].counters().fish_forwarded, 0);
+    assert_eq!(pes[0].stats().fish_forwarded, 0);
 
     deliver(&mut pes, &back[0]);
     assert!(!pes[1].fishing());
-    assert_eq!(pes[1].counters().fish_failed, 1);
+    assert_eq!(pes[1].stats().fish_failed, 1);
     assert!(pes[1].take_outbox().is_empty());
     assert!(pes[0].take_outbox().is_empty());
     // Idle again, PE1 fishes again.
     pes[1].step(None).unwrap();
     assert_eq!(kinds(&take(&mut pes, 1)), vec![Kind::Fish]);
-    assert_eq!(pes[1].counters().fish_sent, 2);
+    assert_eq!(pes[1].stats().fish_sent, 2);
 }
 
 #[test]
@@ -221,16 +221,13 @@ fn a_fish_is_forwarded_and_comes_home_after_its_life_on_three_pes() {
     let last = log.last().unwrap();
     assert_eq!(last.to, 1);
     assert_ne!(last.from, 1);
-    let forwarded = pes[0].counters().fish_forwarded + pes[2].counters().fish_forwarded;
+    let forwarded = pes[0].stats().fish_forwarded + pes[2].stats().fish_forwarded;
     assert_eq!(forwarded, FISH_LIFE as u64);
-    assert_eq!(pes[1].counters().fish_forwarded, 0);
+    assert_eq!(pes[1].stats().fish_forwarded, 0);
     assert!(!pes[1].fishing());
-    assert_eq!(pes[1].counters().fish_failed, 1);
-    assert_eq!(pes[1].counters().fish_sent, 1);
-    assert_eq!(
-        pes[0].counters().fish_failed + pes[2].counters().fish_failed,
-        0
-    );
+    assert_eq!(pes[1].stats().fish_failed, 1);
+    assert_eq!(pes[1].stats().fish_sent, 1);
+    assert_eq!(pes[0].stats().fish_failed + pes[2].stats().fish_failed, 0);
 }
 
 // ------------------------------------------------------------ 2. FETCH
@@ -261,7 +258,7 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     // A thread on PE1 enters the FetchMe: it blocks, and PE1 sends a FETCH.
     pes[1].spawn(l.spark_entry, &[fm]);
     assert!(matches!(pes[1].step(None).unwrap(), Step::Ran(_)));
-    assert_eq!(pes[1].counters().fetches, 1);
+    assert_eq!(pes[1].stats().fetches, 1);
     assert_eq!(pes[1].blocked_threads(), 1);
     let out = take(&mut pes, 1);
     assert_eq!(out.len(), 1, "{out:?}");

@@ -113,6 +113,14 @@ impl Census {
     }
 }
 
+/// Stamps the events local PE `p` recorded in a step that began at `t0`
+/// (None: it does not record).
+fn stamp<E: Engine>(eng: &E, pes: &mut [Pe], p: usize, t0: Option<f64>) {
+    if let Some(t0) = t0 {
+        pes[p].step_done(t0, eng.now(p));
+    }
+}
+
 fn deadlock() -> Stop {
     Stop::Error("<<loop>>".into())
 }
@@ -154,8 +162,10 @@ impl Driver<'_> {
         // Every PE but the main one starts idle: it goes fishing at once.
         for p in (0..pes.len()).rev() {
             if self.main.map(|m| m.0) != Some(p) {
+                let t0 = pes[p].recording().then(|| eng.now(p));
                 let r = pes[p].step(None);
                 self.post(eng, pes, p);
+                stamp(eng, pes, p, t0);
                 r?;
             }
         }
@@ -182,6 +192,7 @@ impl Driver<'_> {
                         self.census.up();
                     }
                     eng.receiving(p, &env, &pes[p]);
+                    let t0 = pes[p].recording().then(|| eng.now(p));
                     let pe = &mut pes[p];
                     let r = pe.receive(&env).and_then(|()| {
                         // An idle PE that got no work goes fishing again.
@@ -192,6 +203,7 @@ impl Driver<'_> {
                         }
                     });
                     self.post(eng, pes, p);
+                    stamp(eng, pes, p, t0);
                     if brings_work {
                         self.census.down();
                     }
@@ -203,11 +215,13 @@ impl Driver<'_> {
                 }
                 Next::Step(p) => {
                     let main = self.main.filter(|m| m.0 == p).map(|m| m.1);
+                    let t0 = pes[p].recording().then(|| eng.now(p));
                     let r = pes[p].step(main);
                     if let Ok(s) = r {
                         eng.stepped(p, s);
                     }
                     self.post(eng, pes, p);
+                    stamp(eng, pes, p, t0);
                     self.update(pes, p);
                     if let Step::Done(v) = r? {
                         return Ok(Some(v));
@@ -304,6 +318,9 @@ impl<'p> Setup<'p> {
             tuning,
         );
         pe.join(PeId(id), self.npes, c.seed);
+        if let Some(r) = &c.record {
+            pe.record(Box::new(r.for_pe(PeId(id))));
+        }
         pe
     }
 

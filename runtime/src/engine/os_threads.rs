@@ -138,12 +138,13 @@ impl Engine for OsThread<'_> {
 
 /// Runs the program on `setup.npes` PEs, one OS thread each: PE 0, the
 /// main one, is `pe0` on this thread. The main thread's value (or why the
-/// run stopped), PE 0's times, and `report` of every other PE at its end.
+/// run stopped), and `report` of every PE at its end (its times, its
+/// clock).
 pub fn run<T: Send>(
     setup: &Setup,
     pe0: &mut Pe,
-    report: impl Fn(&Pe, PeTimes) -> T + Sync,
-) -> (Result<Ptr, Stop>, PeTimes, Vec<T>) {
+    report: impl Fn(&mut Pe, PeTimes, f64) -> T + Sync,
+) -> (Result<Ptr, Stop>, Vec<T>) {
     let n = setup.npes;
     let (tx, rx): (Vec<Outlet>, Vec<Inbox>) =
         (0..n).map(|_| crossbeam_channel::unbounded()).unzip();
@@ -162,7 +163,7 @@ pub fn run<T: Send>(
                             let pes = std::slice::from_mut(&mut pe);
                             let _ = drive(&mut eng, pes, census, None);
                         }
-                        report(&pe, eng.times)
+                        report(&mut pe, eng.times, eng.now(0))
                     })
                     .expect("a thread for a PE")
             })
@@ -177,10 +178,8 @@ pub fn run<T: Send>(
             let m = Control::Finish;
             let _ = t.send(Envelope::new(eng.me, PeId(k as u16), m.kind(), m.encode()));
         }
-        let others = handles
-            .into_iter()
-            .map(|h| h.join().expect("a PE thread"))
-            .collect();
-        (r, eng.times, others)
+        let mut all = vec![report(pe0, eng.times, eng.now(0))];
+        all.extend(handles.into_iter().map(|h| h.join().expect("a PE thread")));
+        (r, all)
     })
 }

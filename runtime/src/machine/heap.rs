@@ -126,11 +126,6 @@ pub struct Heap {
     pub limit_words: usize,
     /// GC stress: allow only this many words between collections.
     pub stress: Option<usize>,
-    // statistics
-    pub allocated_words: u64,
-    pub gcs: u64,
-    pub peak_words: usize,
-    pub copied_words: u64,
     // scan pointer during a collection, and the node whose fields are
     // being updated (usize::MAX when none)
     scan: usize,
@@ -168,10 +163,6 @@ impl Heap {
             static_end,
             limit_words: limit_words.max(cap),
             stress: None,
-            allocated_words: 0,
-            gcs: 0,
-            peak_words: cap,
-            copied_words: 0,
             scan: 0,
             under_scan: usize::MAX,
             selectors: Vec::new(),
@@ -289,7 +280,6 @@ impl Heap {
     /// Starts a collection: the to-space gets the capacity of the current
     /// semispace (so everything live fits).
     pub fn begin(&mut self) {
-        self.allocated_words += (self.hp - self.static_end) as u64;
         let cap = self.mem.len();
         if self.spare.len() != cap {
             self.spare.clear();
@@ -467,9 +457,7 @@ impl Heap {
     /// semispace (geometrically, up to the limit) when less than half of it
     /// would be free. Err(limit in words) when even the limit is too small.
     pub fn finish(&mut self, need: usize) -> Result<(), usize> {
-        self.gcs += 1;
         let live = self.hp - self.static_end;
-        self.copied_words += live as u64;
         let cap = self.mem.len();
         let want = self.static_end + 2 * (live + need);
         if want > cap {
@@ -484,7 +472,6 @@ impl Heap {
                 self.mem.resize(new_cap, 0);
             }
         }
-        self.peak_words = self.peak_words.max(self.mem.len());
         self.alloc_end = match self.stress {
             Some(k) => (self.hp + need + k).min(self.mem.len()),
             None => self.mem.len(),

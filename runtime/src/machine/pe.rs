@@ -13,6 +13,9 @@ use crate::machine::heap::{h_info, h_kind, header, kind, Heap, Ptr};
 use crate::machine::io::Io;
 use crate::machine::load::Loaded;
 use crate::machine::thread::Thread;
+use crate::obs::event::Event;
+use crate::obs::stats::PeStats;
+use crate::obs::{Obs, Recorder};
 use crate::parallel::ga::GaTable;
 use crate::parallel::gum::Gum;
 use crate::parallel::ids::PeId;
@@ -89,27 +92,6 @@ impl Default for Tuning {
     }
 }
 
-#[derive(Default, Clone, Debug)]
-pub struct Counters {
-    pub reductions: u64,
-    pub sparks_created: u64,
-    pub sparks_fizzled: u64,
-    pub sparks_converted: u64,
-    pub sparks_overflowed: u64,
-    pub threads: u64,
-    /// Times a thread blocked on a black hole.
-    pub blocked: u64,
-    pub max_stack_words: u64,
-    /// FISH messages this PE started, forwarded, and that came home empty.
-    pub fish_sent: u64,
-    pub fish_forwarded: u64,
-    pub fish_failed: u64,
-    /// Sparks sent away in answer to a FISH, and threads made from received ones.
-    pub sparks_exported: u64,
-    pub sparks_imported: u64,
-    pub fetches: u64,
-}
-
 pub struct Pe<'p, 'io> {
     pub(crate) l: &'p Loaded<'p>,
     pub(crate) heap: Heap,
@@ -124,7 +106,10 @@ pub struct Pe<'p, 'io> {
     pub(crate) sparks: VecDeque<Ptr>,
     pub(crate) cafs: Vec<Ptr>,
     pub(crate) io: Io<'io>,
-    pub(crate) counters: Counters,
+    /// The event stream: counters, and a recorder if any.
+    pub(crate) obs: Obs,
+    /// Reductions of the slice under way (the reducer counts them).
+    pub(crate) slice_reductions: u64,
     pub(crate) tuning: Tuning,
     pub(crate) interrupt: Option<Arc<AtomicBool>>,
     pub(crate) heap_limit_bytes: usize,
@@ -179,7 +164,8 @@ impl<'p, 'io> Pe<'p, 'io> {
             sparks: VecDeque::new(),
             cafs: Vec::new(),
             io,
-            counters: Counters::default(),
+            obs: Obs::default(),
+            slice_reductions: 0,
             tuning,
             interrupt,
             heap_limit_bytes,
@@ -238,8 +224,34 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.gum.fish_out
     }
 
-    pub fn counters(&self) -> &Counters {
-        &self.counters
+    /// What this PE did so far.
+    pub fn stats(&self) -> &PeStats {
+        self.obs.stats()
+    }
+
+    /// Records this PE's events with `recorder` from now on.
+    pub fn record(&mut self, recorder: Box<dyn Recorder>) {
+        self.obs.record(recorder);
+    }
+
+    pub fn recording(&self) -> bool {
+        self.obs.recording()
+    }
+
+    /// The driver's clock went from `start` to `end` during the last step:
+    /// stamps the events it recorded.
+    pub fn step_done(&mut self, start: f64, end: f64) {
+        self.obs.step_done(start, end);
+    }
+
+    /// The run ended (at `t`): the heap as it is now goes into the
+    /// statistics, and the last recorded events are stamped.
+    pub fn end_run(&mut self, t: f64) {
+        let words = self.heap.live_words() as u64;
+        self.obs.emit(Event::HeapAllocated { words });
+        let words = self.heap.mem.len() as u64;
+        self.obs.emit(Event::HeapSize { words });
+        self.obs.step_done(t, t);
     }
 
     pub fn heap(&self) -> &Heap {
@@ -297,6 +309,9 @@ impl<'p, 'io> Pe<'p, 'io> {
         for th in self.threads.iter_mut() {
             clear_dead(l, th);
         }
+        self.obs.emit(Event::GcStart);
+        let words = self.heap.live_words() as u64;
+        self.obs.emit(Event::HeapAllocated { words });
         let h = &mut self.heap;
         h.begin();
         t.roots_mut(|p| *p = h.evacuate(*p));
@@ -313,13 +328,20 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.gum.roots_mut(|p| *p = h.evacuate(*p));
         let before = self.sparks.len();
         self.sparks.retain(|s| !h.gc_is_value(*s));
-        self.counters.sparks_fizzled += (before - self.sparks.len()) as u64;
+        for _ in self.sparks.len()..before {
+            self.obs.emit(Event::SparkGc);
+        }
+        let h = &mut self.heap;
         for s in self.sparks.iter_mut() {
             *s = h.evacuate(*s);
         }
         h.scan();
         self.ga.after_gc(|p| h.forwarded(p));
         let r = h.finish(need);
+        self.obs.emit(Event::GcEnd {
+            copied_words: h.live_words() as u64,
+            heap_words: h.mem.len() as u64,
+        });
         self.send_frees();
         r.map_err(|_| {
             Stop::Error(format!(

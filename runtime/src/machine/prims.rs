@@ -293,7 +293,9 @@ pub fn prim(
             let code = intv(pe, t, 0)?;
             return Err(Stop::Exit(code as i32));
         }
-        NoPe | SelfPe => R::Int(1),
+        // Eden numbers PEs from 1 (the main PE); ours count from 0.
+        NoPe => R::Int(pe.npes as i64),
+        SelfPe => R::Int(pe.id().0 as i64 + 1),
     };
     pe.store(t, pbase + dst as usize, r)
 }

@@ -110,14 +110,14 @@ impl<'p, 'io> Pe<'p, 'io> {
                 t.pc = a.pc as u32;
                 t.pbase = a.pbase as u32;
                 t.vbase = a.vbase as u32;
-                self.counters.reductions += red;
+                self.slice_reductions += red;
             }};
         }
         macro_rules! finish {
             ($r:expr) => {{
                 let r = $r;
                 if r.is_err() {
-                    self.counters.reductions += red;
+                    self.slice_reductions += red;
                 }
                 r?
             }};
@@ -204,7 +204,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let f = match t.frames.pop() {
                         Some(f) => f,
                         None => {
-                            self.counters.reductions += red;
+                            self.slice_reductions += red;
                             return err("internal error: return with no frame");
                         }
                     };
@@ -250,7 +250,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                             }
                         }
                         _ => {
-                            self.counters.reductions += red;
+                            self.slice_reductions += red;
                             return err("internal error: a boxed value returned to CallV");
                         }
                     }
@@ -535,7 +535,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     if !matches!(h_kind(h), kind::CON | kind::THUNK | kind::PAP)
                         || field as usize >= crate::machine::heap::h_size(h)
                     {
-                        self.counters.reductions += red;
+                        self.slice_reductions += red;
                         return err("internal error: Fill of a field that is not there");
                     }
                     self.heap.mem[p + 1 + field as usize] = rp!(src).0 as u64;
@@ -585,12 +585,12 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let p = self.heap.deref(rp!(reg));
                     let h = mem!(p.0);
                     if h_kind(h) != kind::CON {
-                        self.counters.reductions += red;
+                        self.slice_reductions += red;
                         return err("internal error: Switch on a value that is not a constructor");
                     }
                     let tag = get!(l.con_tag, h_info(h) as usize);
                     if tag >= n as u32 {
-                        self.counters.reductions += red;
+                        self.slice_reductions += red;
                         return err("internal error: Switch without a target for this tag");
                     }
                     a.pc = get!(l.targets, targets as usize + tag as usize) as usize;
@@ -598,7 +598,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::Fields { reg, dst, n } => {
                     let p = self.heap.deref(rp!(reg)).0 as usize;
                     if crate::machine::heap::h_size(self.heap.mem[p]) < n as usize {
-                        self.counters.reductions += red;
+                        self.slice_reductions += red;
                         return err("internal error: Fields of a smaller node");
                     }
                     for i in 0..n as usize {
@@ -609,7 +609,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::Field { dst, reg, field } => {
                     let p = self.heap.deref(rp!(reg)).0 as usize;
                     if crate::machine::heap::h_size(self.heap.mem[p]) <= field as usize {
-                        self.counters.reductions += red;
+                        self.slice_reductions += red;
                         return err("internal error: Field of a smaller node");
                     }
                     let f = mem!(p + 1 + field as usize);
@@ -755,7 +755,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let f = match t.frames.pop() {
                         Some(f) if f.kind == fk::RETV => f,
                         _ => {
-                            self.counters.reductions += red;
+                            self.slice_reductions += red;
                             return err(
                                 "internal error: an unboxed value returned to a boxed continuation",
                             );
@@ -782,7 +782,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     return Ok(SliceEnd::Finished);
                 }
                 Op::FellOff { sc } => {
-                    self.counters.reductions += red;
+                    self.slice_reductions += red;
                     return err(format!(
                         "internal error: control ran past the end of {}",
                         l.prog.scs[sc as usize].name
@@ -854,7 +854,6 @@ impl<'p, 'io> Pe<'p, 'io> {
                     self.fetch(p);
                 }
                 self.heap.mem[p.0 as usize + 1] = 1;
-                self.counters.blocked += 1;
                 t.blocked_on = p;
                 t.state = State::Blocked;
                 a.pc -= 1; // retry the Eval / Enter when woken

@@ -4,6 +4,7 @@
 use crate::machine::heap::{h_kind, header, kind, Ptr};
 use crate::machine::pe::{err, Pe, Stop};
 use crate::machine::thread::{State, Thread};
+use crate::obs::event::{Event, StopWhy};
 use crate::parallel::policy::Load;
 use std::sync::atomic::Ordering;
 
@@ -41,7 +42,7 @@ impl Pe<'_, '_> {
         };
         self.threads[id as usize] = Thread::new(id, entry, regs, self.l.dummy);
         self.run_queue.push_back(id);
-        self.counters.threads += 1;
+        self.obs.emit(Event::ThreadCreate { thread: id });
         self.live_threads += 1;
         id
     }
@@ -59,6 +60,7 @@ impl Pe<'_, '_> {
                 th.blocked_on = self.l.dummy;
                 self.blocked.swap_remove(i);
                 self.run_queue.push_back(id);
+                self.obs.emit(Event::ThreadWakeup { thread: id });
             } else {
                 i += 1;
             }
@@ -128,10 +130,26 @@ impl Pe<'_, '_> {
         };
         let mut t = std::mem::replace(&mut self.threads[id as usize], Thread::empty());
         let budget = self.tuning.slice;
-        let before = self.counters.reductions;
+        self.obs.emit(Event::ThreadRun { thread: id });
+        self.slice_reductions = 0;
         let r = self.run_slice(&mut t, budget);
+        let reductions = self.slice_reductions;
         let stack = (t.ptrs.len() + t.vals.len() * 2 + t.frames.len() * 4) as u64;
-        self.counters.max_stack_words = self.counters.max_stack_words.max(stack);
+        let why = match r {
+            Ok(SliceEnd::Yield) => StopWhy::Yielded,
+            Ok(SliceEnd::Blocked) if self.heap.kind(t.blocked_on) == kind::BLACKHOLE => {
+                StopWhy::BlockedOnBlackHole
+            }
+            Ok(SliceEnd::Blocked) => StopWhy::BlockedOnFetch,
+            Ok(SliceEnd::Finished) => StopWhy::Finished,
+            Err(_) => StopWhy::Failed,
+        };
+        self.obs.emit(Event::ThreadStop {
+            thread: id,
+            reductions,
+            stack_words: stack,
+            why,
+        });
         let end = match r {
             Ok(e) => e,
             Err(Stop::Error(msg)) if Some(id) != main => {
@@ -141,7 +159,7 @@ impl Pe<'_, '_> {
                 self.speculation_failed(&t, msg);
                 self.live_threads -= 1;
                 self.free_ids.push(id);
-                return Ok(Step::Ran(self.counters.reductions - before));
+                return Ok(Step::Ran(reductions));
             }
             Err(e) => {
                 self.threads[id as usize] = t;
@@ -151,7 +169,7 @@ impl Pe<'_, '_> {
         if stack as usize * 4 > self.heap_limit_bytes.max(1 << 30) {
             return err("stack overflow");
         }
-        let ran = Step::Ran(self.counters.reductions - before);
+        let ran = Step::Ran(reductions);
         match end {
             SliceEnd::Yield => {
                 self.run_queue.push_back(id);

@@ -3,19 +3,21 @@
 
 use crate::machine::heap::{kind, Ptr};
 use crate::machine::pe::Pe;
+use crate::obs::event::Event;
 
 impl Pe<'_, '_> {
     /// Records a spark for `p` unless it is a value (or under evaluation).
     pub fn spark(&mut self, p: Ptr) {
         let p = self.heap.deref(p);
         if !sparkable(self.heap.kind(p)) {
+            self.obs.emit(Event::SparkDud);
             return;
         }
         if self.sparks.len() >= self.tuning.spark_pool {
-            self.counters.sparks_overflowed += 1;
+            self.obs.emit(Event::SparkOverflow);
             return;
         }
-        self.counters.sparks_created += 1;
+        self.obs.emit(Event::SparkCreate);
         self.sparks.push_back(p);
     }
 
@@ -27,10 +29,10 @@ impl Pe<'_, '_> {
         while let Some(s) = self.sparks.pop_front() {
             let s = self.heap.deref(s);
             if !sparkable(self.heap.kind(s)) {
-                self.counters.sparks_fizzled += 1;
+                self.obs.emit(Event::SparkFizzle);
                 continue;
             }
-            self.counters.sparks_converted += 1;
+            self.obs.emit(Event::SparkRun);
             self.spawn(self.l.spark_entry, &[s]);
             return true;
         }

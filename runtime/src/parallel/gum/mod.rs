@@ -26,10 +26,11 @@ use crate::parallel::ga::{GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
 pub mod message;
 
+use crate::obs::event::Event;
 use crate::parallel::pack;
 use crate::parallel::policy::Sparks;
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::{internal, Kind};
+use crate::parallel::protocol::internal;
 use message::Message;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -39,20 +40,6 @@ struct BlockedFetch {
     node: Ptr,
     reply: GlobalAddr,
     weight: Weight,
-}
-
-/// Messages and bytes, per kind.
-#[derive(Clone, Debug, Default)]
-pub struct Traffic {
-    pub by_kind: BTreeMap<Kind, (u64, u64)>,
-}
-
-impl Traffic {
-    pub(crate) fn count(&mut self, k: Kind, bytes: usize) {
-        let e = self.by_kind.entry(k).or_default();
-        e.0 += 1;
-        e.1 += bytes as u64;
-    }
 }
 
 /// The protocol state of one PE.
@@ -65,8 +52,6 @@ pub struct Gum {
     retry: Vec<BlockedFetch>,
     /// A FISH of ours is out.
     pub fish_out: bool,
-    pub sent: Traffic,
-    pub received: Traffic,
 }
 
 impl Gum {
@@ -111,14 +96,12 @@ fn by_pe<T>(items: impl IntoIterator<Item = (PeId, T)>) -> BTreeMap<PeId, Vec<T>
 
 impl Pe<'_, '_> {
     fn send(&mut self, to: PeId, m: Message) {
-        let bytes = m.encode();
-        self.gum.sent.count(m.kind(), bytes.len());
-        let mut env = Envelope::new(self.id(), to, m.kind(), bytes);
+        let mut env = Envelope::new(self.id(), to, m.kind(), m.encode());
         if matches!(m, Message::Fish { origin, .. } if origin == to) {
             // An empty fish going home: its PE waits before fishing again.
             env.hold = self.policy.fish_delay();
         }
-        self.outbox.push(env);
+        self.send_envelope(env);
     }
 
     /// Whether a FISH arriving now would take a spark away (`spare_spark`
@@ -148,7 +131,7 @@ impl Pe<'_, '_> {
         let i = h_info(self.heap.hdr(p));
         let target = self.ga.remote(i).ga;
         let (reply, weight) = self.ga.export_local(p);
-        self.counters.fetches += 1;
+        self.obs.emit(Event::Fetch { to: target.pe });
         self.send(
             target.pe,
             Message::Fetch {
@@ -251,7 +234,7 @@ impl Pe<'_, '_> {
         if self.npes > 1 && !self.gum.fish_out && !self.finished {
             let to = self.policy.fish_target();
             self.gum.fish_out = true;
-            self.counters.fish_sent += 1;
+            self.obs.emit(Event::FishOut { to });
             let origin = self.id();
             self.send(to, Message::Fish { origin, age: 0 });
         }
@@ -262,7 +245,9 @@ impl Pe<'_, '_> {
     fn spare_spark(&mut self) -> Option<Ptr> {
         let dead = Sparks::new(&self.sparks, &self.heap).dead();
         self.sparks.drain(..dead);
-        self.counters.sparks_fizzled += dead as u64;
+        for _ in 0..dead {
+            self.obs.emit(Event::SparkFizzle);
+        }
         let idle = self.run_queue.is_empty();
         let pick = self
             .policy
@@ -336,21 +321,21 @@ impl Pe<'_, '_> {
     }
 
     /// Handles a GUM message from another PE.
-    pub(crate) fn gum_receive(&mut self, m: Message) -> Result<(), Stop> {
+    pub(crate) fn gum_receive(&mut self, from: PeId, m: Message) -> Result<(), Stop> {
         match m {
             Message::Fish { origin, age } => {
                 if origin == self.id() {
                     self.gum.fish_out = false;
-                    self.counters.fish_failed += 1;
+                    self.obs.emit(Event::FishHome);
                 } else if let Some(s) = self.spare_spark() {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
                     let graph = self.pack(s, 1);
-                    self.counters.sparks_exported += 1;
+                    self.obs.emit(Event::SparkSteal { to: origin });
                     self.send(origin, Message::Schedule { graph });
                 } else if let Some(to) = self.policy.forward(origin, age) {
-                    self.counters.fish_forwarded += 1;
+                    self.obs.emit(Event::FishForward { origin, to });
                     self.send(
                         to,
                         Message::Fish {
@@ -365,8 +350,7 @@ impl Pe<'_, '_> {
             Message::Schedule { graph } => {
                 let u = self.unpack_graph(&graph)?;
                 self.gum.fish_out = false;
-                self.counters.sparks_imported += 1;
-                self.counters.sparks_converted += 1;
+                self.obs.emit(Event::SparkReceive { from });
                 self.spawn(self.l.spark_entry, &[u.root]);
                 self.acknowledge(u.moved);
             }
