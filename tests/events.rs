@@ -9,7 +9,10 @@ use gph_syntax::SourceFile;
 
 fn program(path: &str) -> gph_runtime::code::Program {
     let text = std::fs::read_to_string(path).unwrap();
-    let (program, _, diagnostics) = gph_compiler::compile(&SourceFile::new(path, text));
+    let (program, _, diagnostics) = gph_compiler::compile(
+        &SourceFile::new(path, text),
+        &gph_compiler::Options::default(),
+    );
     program.unwrap_or_else(|| panic!("{path} does not compile: {diagnostics:?}"))
 }
 
@@ -72,7 +75,10 @@ fn no_pe_and_self_pe_are_the_real_ones() {
     let text = "import Control.Parallel.Eden (noPe, selfPe)\n\
                 main :: IO ()\n\
                 main = print (noPe, selfPe)\n";
-    let (p, _, d) = gph_compiler::compile(&SourceFile::new("pes.gph", text));
+    let (p, _, d) = gph_compiler::compile(
+        &SourceFile::new("pes.gph", text),
+        &gph_compiler::Options::default(),
+    );
     let p = p.unwrap_or_else(|| panic!("{d:?}"));
     for (engine, pes) in [
         (Engine::Sim, 1),
