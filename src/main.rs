@@ -195,7 +195,7 @@ impl MachineOpts {
                         "--grid describes a simulated machine: use it with --engine sim".into(),
                     );
                 }
-                let g = gph_runtime::grid::Grid::load(std::path::Path::new(path))?;
+                let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
                 if let Some(n) = self.pes {
                     if n as usize != g.len() {
                         return Err(format!(

@@ -1,25 +1,19 @@
 //! The gph machine: the instruction set the code generator targets
-//! (`code`), the heap and its garbage collector, the reducer, the PE
-//! (scheduler, threads, spark pool), the primitives and the outside world.
+//! (`code`, checked by `validate`); one PE (`machine`: heap and collector,
+//! reducer, threads, spark pool, scheduler, primitives, the outside world);
+//! what PEs do among themselves (`parallel`: global addresses, packing,
+//! the protocols); and how PEs run and messages travel (`engine`).
 //!
 //! The driver calls [`run_main`].
 
 pub mod code;
-pub mod ga;
-pub mod grid;
-pub mod gum;
-pub mod heap;
-pub mod io;
-pub mod load;
-pub mod message;
-pub mod pack;
-pub mod pe;
-pub mod prims;
-pub mod reducer;
-pub mod sim;
-pub mod thread;
-pub mod threads;
+pub mod engine;
+pub mod machine;
+pub mod parallel;
 pub mod validate;
+
+use engine::{grid, os_threads as threads, sim};
+use machine::{io, load, pe};
 
 use std::io::{IsTerminal, Read, Write};
 use std::sync::atomic::AtomicBool;
@@ -192,9 +186,9 @@ pub fn run_main_with(
         Ok(l) => l,
         Err(e) => return (Exit::Error(e), stats),
     };
-    let Some(main) = program.main else {
+    if program.main.is_none() {
         return (Exit::Error("the program has no main".into()), stats);
-    };
+    }
     let n = config.grid.as_ref().map_or(config.pes.max(1), |g| g.len());
     let mut tuning = tuning.clone();
     if let Some(t) = config.thread_limit {
@@ -206,7 +200,13 @@ pub fn run_main_with(
     if let Some(d) = config.fish_delay {
         tuning.fish_delay = d;
     }
-    let new_pe = |io, id| make_pe(&loaded, io, config, &tuning, id, n);
+    let setup = engine::Setup {
+        program,
+        loaded: &loaded,
+        config,
+        tuning,
+        npes: n,
+    };
     let io = io::Io::new(
         out,
         line_buffered,
@@ -214,26 +214,10 @@ pub fn run_main_with(
         config.args.clone(),
         config.prog_name.clone(),
     );
-    let mut pe0 = new_pe(io, 0);
-    let start_main = |pe: &mut pe::Pe| -> Result<u32, pe::Stop> {
-        pe.init_cafs()?;
-        let m = match program.globals.get(main.0 as usize) {
-            Some(code::Global::Fun(sc)) => heap::Ptr(loaded.fun_node[sc.0 as usize]),
-            Some(code::Global::Caf(_)) => {
-                pe.cafs[loaded.caf_of_global[main.0 as usize].unwrap() as usize]
-            }
-            None => return pe::err("main is not a global"),
-        };
-        Ok(pe.spawn(loaded.main_entry, &[m, loaded.unit_node]))
-    };
+    let mut pe0 = setup.new_pe(io, 0);
     let engine = config.engine;
     let mut per_pe = Vec::new();
     let result = match engine {
-        Engine::Threads if n == 1 => {
-            let r = start_main(&mut pe0).and_then(|id| pe0.run(id));
-            per_pe.push(pe_stats(&pe0, [start.elapsed().as_secs_f64(), 0.0, 0.0]));
-            r
-        }
         Engine::Sim => {
             let grid = match &config.grid {
                 Some(g) => g.clone(),
@@ -244,21 +228,18 @@ pub fn run_main_with(
             };
             let mut pes = vec![pe0];
             for k in 1..n {
-                pes.push(new_pe(io::Io::elsewhere(), k as u16));
+                pes.push(setup.new_pe(io::Io::elsewhere(), k as u16));
             }
             let ready = pes[1..]
                 .iter_mut()
                 .try_for_each(|pe| pe.init_cafs())
-                .and_then(|()| start_main(&mut pes[0]));
+                .and_then(|()| setup.start_main(&mut pes[0]));
             let r = match ready {
                 Ok(id) => {
                     let (r, times) = sim::run(&mut pes, &grid, id);
                     stats.virtual_time = Some(times.virtual_time);
-                    for (k, pe) in pes.iter().enumerate() {
-                        per_pe.push(pe_stats(
-                            pe,
-                            [times.busy[k], times.idle[k], times.blocked[k]],
-                        ));
+                    for (pe, t) in pes.iter().zip(times.per_pe) {
+                        per_pe.push(pe_stats(pe, t));
                     }
                     r
                 }
@@ -268,49 +249,8 @@ pub fn run_main_with(
             r
         }
         Engine::Threads => {
-            let (tx, rx) = threads::channels(n);
-            let shared = threads::Shared::new(n);
-            let (r, others): (_, Vec<PeStats>) = std::thread::scope(|s| {
-                let handles: Vec<_> = (1..n)
-                    .map(|k| {
-                        let (rx, tx, shared) = (&rx[k], &tx, &shared);
-                        let (loaded, tuning) = (&loaded, &tuning);
-                        std::thread::Builder::new()
-                            .stack_size(64 << 20)
-                            .spawn_scoped(s, move || {
-                                let mut pe = make_pe(
-                                    loaded,
-                                    io::Io::elsewhere(),
-                                    config,
-                                    tuning,
-                                    k as u16,
-                                    n,
-                                );
-                                let times = match pe.init_cafs() {
-                                    Ok(()) => threads::run_other(&mut pe, rx, tx, shared),
-                                    Err(_) => threads::PeTimes::default(),
-                                };
-                                pe_stats(&pe, times.seconds())
-                            })
-                            .expect("a thread for a PE")
-                    })
-                    .collect();
-                let (r, times) = match start_main(&mut pe0) {
-                    Ok(id) => threads::run_main(&mut pe0, id, &rx[0], &tx, &shared),
-                    Err(e) => {
-                        for t in &tx[1..] {
-                            let _ = t.send(message::Message::Finish.encode());
-                        }
-                        (Err(e), threads::PeTimes::default())
-                    }
-                };
-                per_pe.push(pe_stats(&pe0, times.seconds()));
-                let others = handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a PE thread"))
-                    .collect();
-                (r, others)
-            });
+            let (r, times, others) = threads::run(&setup, &mut pe0, pe_stats);
+            per_pe.push(pe_stats(&pe0, times));
             per_pe.extend(others);
             r
         }
@@ -387,38 +327,8 @@ impl PeStats {
     }
 }
 
-/// The first semispace of a PE other than the main one, in words.
-const OTHER_PE_HEAP_WORDS: usize = 1 << 16;
-
-fn make_pe<'p, 'io>(
-    loaded: &'p load::Loaded<'p>,
-    io: io::Io<'io>,
-    config: &Config,
-    tuning: &Tuning,
-    id: u16,
-    n: usize,
-) -> pe::Pe<'p, 'io> {
-    let mut tuning = tuning.clone();
-    if id != 0 {
-        // The other PEs start with what a spark needs; their heaps grow
-        // when work arrives (16 simulated PEs at 4 MB each cost nfib 31 20
-        // a fifth of its run time in page faults).
-        tuning.initial_heap_words = tuning.initial_heap_words.min(OTHER_PE_HEAP_WORDS);
-    }
-    let mut pe = pe::Pe::new(
-        loaded,
-        io,
-        config.heap_limit,
-        config.gc_stress,
-        config.interrupt.clone(),
-        tuning,
-    );
-    pe.join(grid::PeId(id), n, config.seed);
-    pe
-}
-
 /// The statistics of one PE.
-fn pe_stats(pe: &pe::Pe, [busy_s, idle_s, blocked_s]: [f64; 3]) -> PeStats {
+fn pe_stats(pe: &pe::Pe, times: engine::PeTimes) -> PeStats {
     let c = &pe.counters;
     PeStats {
         reductions: c.reductions,
@@ -438,9 +348,9 @@ fn pe_stats(pe: &pe::Pe, [busy_s, idle_s, blocked_s]: [f64; 3]) -> PeStats {
         fish_forwarded: c.fish_forwarded,
         fish_failed: c.fish_failed,
         fetches: c.fetches,
-        busy_s,
-        idle_s,
-        blocked_s,
+        busy_s: times.busy,
+        idle_s: times.idle,
+        blocked_s: times.blocked,
         messages: pe
             .gum
             .sent

@@ -1,4 +1,4 @@
-//! Packing a graph into a [`Packet`] and unpacking it in another PE's heap
+//! Packing a graph into a [`PackedGraph`] and unpacking it in another PE's heap
 //! (GUM's PackNearbyGraph, DESIGN.md "Many PEs").
 //!
 //! Packing walks the graph depth-first from the root (GUM went breadth
@@ -12,18 +12,20 @@
 //!   its old global address; it becomes a revertible black hole (RBH) here
 //!   until the receiver's ACK names its new address;
 //! * `FETCHME`: a reference that stays behind: other thunks, black holes,
-//!   FetchMes, and whatever no longer fits in the packet (a node is copied
-//!   only if the packet still has room for it and for a FetchMe for every
-//!   node still queued, so a packet always closes within its limit).
+//!   FetchMes, and whatever no longer fits in the packed graph (a node is copied
+//!   only if the packed graph still has room for it and for a FetchMe for every
+//!   node still queued, so a packed graph always closes within its limit).
 //!
 //! Layout: the entry count, then the entries, each a tag word and its
 //! fields (all 64-bit words).
 
-use crate::ga::{GaTable, GlobalAddr, Weight};
-use crate::grid::PeId;
-use crate::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
-use crate::message::Packet;
+use crate::machine::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
+use crate::parallel::ga::{GaTable, GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
 use std::collections::HashMap;
+
+/// A packed graph: 64-bit words (what a SCHEDULE or RESUME carries).
+pub type PackedGraph = Vec<u64>;
 
 const STATIC: u64 = 1;
 const NODE: u64 = 2;
@@ -33,7 +35,7 @@ const RAISE: u64 = 5;
 /// Words of a FETCHME entry.
 const FETCHME_WORDS: usize = 4;
 
-/// Which thunks move with a packet (each becomes an RBH here); the others
+/// Which thunks move with a packed graph (each becomes an RBH here); the others
 /// stay behind as FetchMes.
 #[derive(Clone, Copy, Debug)]
 pub struct Moves {
@@ -51,7 +53,7 @@ impl Moves {
 }
 
 /// Packs the graph at `root`. `raised` is the PE's table of error
-/// messages (RAISE nodes carry theirs along). `limit` is the packet size in
+/// messages (RAISE nodes carry theirs along). `limit` is the packed graph size in
 /// words (at least a few entries).
 pub fn pack(
     heap: &mut Heap,
@@ -60,8 +62,8 @@ pub fn pack(
     root: Ptr,
     moves: Moves,
     limit: usize,
-) -> Packet {
-    let mut out: Packet = vec![0];
+) -> PackedGraph {
+    let mut out: PackedGraph = vec![0];
     // Entries are numbered as they are written; a field naming a node not
     // written yet is patched when it is (`waiting`: where to patch).
     let mut number: HashMap<Ptr, u64> = HashMap::new();
@@ -88,7 +90,7 @@ pub fn pack(
             continue;
         }
         if k == kind::RAISE {
-            let msg = raised[crate::heap::h_info(h) as usize].as_bytes();
+            let msg = raised[crate::machine::heap::h_info(h) as usize].as_bytes();
             out.extend([RAISE, msg.len() as u64]);
             out.extend(msg.chunks(8).map(|c| {
                 let mut x = [0u8; 8];
@@ -138,13 +140,13 @@ pub fn pack(
             }
             // Depth first, the first field first: a list of lists goes
             // list by list, and few nodes wait (each reserves room for a
-            // FetchMe), so a packet fills with whole structures.
+            // FetchMe), so a packed graph fills with whole structures.
             stack.extend(fresh.drain(..).rev().map(|q| (q, depth + 1)));
             continue;
         }
         // Stays here: a FetchMe to it.
         let (g, w) = if k == kind::FETCHME {
-            let i = crate::heap::h_info(h);
+            let i = crate::machine::heap::h_info(h);
             match ga.split_remote(i) {
                 Some(x) => x,
                 None => ga.export_local(p),
@@ -188,7 +190,7 @@ enum Entry<'a> {
 }
 
 fn entries(p: &[u64]) -> Result<Vec<Entry<'_>>, String> {
-    let bad = || "a malformed packet".to_string();
+    let bad = || "a malformed graph".to_string();
     let n = *p.first().ok_or_else(bad)? as usize;
     let mut out = Vec::with_capacity(n);
     let mut i = 1;
@@ -289,7 +291,7 @@ pub fn unpack(
         let q = match e {
             Entry::Static(q) => {
                 if q.0 as usize >= heap.static_end {
-                    return Err("a packet names a static node out of range".into());
+                    return Err("a packed graph names a static node out of range".into());
                 }
                 *q
             }
@@ -324,7 +326,9 @@ pub fn unpack(
         let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK);
         for (i, &w) in fields.iter().enumerate() {
             let v = if pointers {
-                ptrs.get(w as usize).ok_or("a packet field out of range")?.0 as u64
+                ptrs.get(w as usize)
+                    .ok_or("a packed graph field out of range")?
+                    .0 as u64
             } else {
                 w
             };
@@ -339,7 +343,7 @@ pub fn unpack(
         }
     }
     Ok(Unpacked {
-        root: *ptrs.first().ok_or("an empty packet")?,
+        root: *ptrs.first().ok_or("an empty packed graph")?,
         moved,
     })
 }
@@ -347,8 +351,8 @@ pub fn unpack(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ga::WHOLE;
-    use crate::heap::h_info;
+    use crate::machine::heap::h_info;
+    use crate::parallel::ga::WHOLE;
     use std::collections::HashMap;
 
     /// A tiny deterministic generator (tests only).
@@ -460,12 +464,12 @@ mod tests {
             } else {
                 8 + rng.next(100) as usize
             };
-            let packet = pack(&mut ha, &mut ga, &[], root, Moves::NONE, limit);
+            let graph = pack(&mut ha, &mut ga, &[], root, Moves::NONE, limit);
             let root_words = 5 + h_size(ha.hdr(ha.deref(root)));
-            assert!(packet.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
+            assert!(graph.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
             let mut hb = heap();
             let mut gb = GaTable::new(PeId(1));
-            let u = unpack(&mut hb, &mut gb, &mut vec![], &packet).unwrap();
+            let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
             assert!(u.moved.is_empty());
             same_graph(&ha, &ga, root, &hb, &gb, u.root);
         }
@@ -474,7 +478,7 @@ mod tests {
     #[test]
     fn an_evaluated_selection_travels_as_the_field() {
         let mut ha = heap();
-        ha.selectors = vec![crate::load::NOT_SELECTOR, 1];
+        ha.selectors = vec![crate::machine::load::NOT_SELECTOR, 1];
         let mut ga = GaTable::new(PeId(0));
         let x = alloc(&mut ha, header(kind::INT, 1, 0), &[1]);
         let y = alloc(&mut ha, header(kind::INT, 1, 0), &[2]);
@@ -488,10 +492,10 @@ mod tests {
             header(kind::CON, 2, 2),
             &[snd.0 as u64, snd_lazy.0 as u64],
         );
-        let packet = pack(&mut ha, &mut ga, &[], root, Moves::NONE, 1024);
+        let graph = pack(&mut ha, &mut ga, &[], root, Moves::NONE, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &packet).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
         let got = hb.deref(hb.field(u.root, 0));
         assert_eq!((hb.kind(got), hb.word(got, 0)), (kind::INT, 2));
         assert_eq!(hb.kind(hb.field(u.root, 1)), kind::FETCHME);
@@ -504,7 +508,7 @@ mod tests {
         let mut ga = GaTable::new(PeId(0));
         let v = alloc(&mut ha, header(kind::INT, 1, 0), &[5]);
         let t = alloc(&mut ha, header(kind::THUNK, 2, 9), &[v.0 as u64, 0]);
-        let packet = pack(
+        let graph = pack(
             &mut ha,
             &mut ga,
             &[],
@@ -518,7 +522,7 @@ mod tests {
         assert_eq!(ha.kind(t), kind::RBH);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(3));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &packet).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
         assert_eq!(hb.kind(u.root), kind::THUNK);
         assert_eq!(h_info(hb.hdr(u.root)), 9);
         assert_eq!(hb.kind(hb.field(u.root, 0)), kind::INT);
@@ -552,7 +556,7 @@ mod tests {
     }
 
     #[test]
-    fn garbage_packets_are_errors() {
+    fn garbage_graphs_are_errors() {
         let mut h = heap();
         let mut g = GaTable::new(PeId(0));
         for p in [

@@ -8,7 +8,7 @@
 //! window always ends at the top of the stack, so a call's new window
 //! starts at `ptrs.len()` and a return truncates back to the callee's base.
 
-use crate::heap::Ptr;
+use crate::machine::heap::Ptr;
 
 /// What to do with a value returned to a frame.
 pub mod fk {

@@ -8,7 +8,7 @@
 //! in a shared pool (`args`) and jump tables in `targets`.
 
 use crate::code::{self, Cmp, Instr, Prim, ScKind, VOp, VUnOp};
-use crate::heap::{header, kind, Ptr};
+use crate::machine::heap::{header, kind, Ptr};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
@@ -497,7 +497,7 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
                 Err(e) => return bad(format!("{} at {pc}: {e}", s.name)),
             }
         }
-        fuse(&mut l.ops[l.scs[i].entry as usize..]);
+        superinstructions(&mut l.ops[l.scs[i].entry as usize..]);
         l.ops.push(Op::FellOff { sc: i as u32 });
     }
     // The synthetic entry code of the main thread and of spark threads.
@@ -959,7 +959,7 @@ pub fn compute_liveness(l: &mut Loaded) {
 }
 
 /// Fuses `ConstV k imm; op ... k ...` into one superinstruction.
-fn fuse(code: &mut [Op]) {
+fn superinstructions(code: &mut [Op]) {
     for i in 0..code.len().saturating_sub(1) {
         let Op::ConstV { dst: k, bits } = code[i] else {
             continue;

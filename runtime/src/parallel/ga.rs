@@ -13,16 +13,9 @@
 //! split is not split: the node gets a fresh slot (GUM's re-globalising),
 //! so splitting never fails.
 
-use crate::grid::PeId;
-use crate::heap::Ptr;
+use crate::machine::heap::Ptr;
+pub use crate::parallel::ids::{GlobalAddr, PeId};
 use std::collections::HashMap;
-
-/// A node on its owner PE: (owner, slot in the owner's table).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GlobalAddr {
-    pub pe: PeId,
-    pub slot: u32,
-}
 
 /// The part of a global address's total weight one holder has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -193,7 +186,7 @@ impl GaTable {
         i
     }
 
-    /// A reference `ga` with weight `w` arrives here (in a packet, an ACK):
+    /// A reference `ga` with weight `w` arrives here (in a packed graph, an ACK):
     /// the node it stands for when this PE knows one (its own node, whose
     /// slot gets the weight back, or the FETCHME it already holds, which
     /// gets the weight), or None when it is new here (the caller makes a

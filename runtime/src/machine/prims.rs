@@ -8,9 +8,9 @@
 //! never leaves a stale pointer in a Rust local.
 
 use crate::code::{Prim, CONS, IORES};
-use crate::heap::{h_kind, h_size, header, kind, Ptr};
-use crate::pe::{err, Pe, Stop};
-use crate::thread::Thread;
+use crate::machine::heap::{h_kind, h_size, header, kind, Ptr};
+use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::thread::Thread;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer_like::*;
 use num_traits::{Signed, ToPrimitive, Zero};

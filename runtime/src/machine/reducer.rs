@@ -9,10 +9,11 @@
 //! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local.
 
 use crate::code::{Cmp, VOp, VUnOp};
-use crate::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
-use crate::load::Op;
-use crate::pe::{err, Pe, SliceEnd, Stop};
-use crate::thread::{fk, Frame, State, Thread};
+use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
+use crate::machine::load::Op;
+use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::scheduler::SliceEnd;
+use crate::machine::thread::{fk, Frame, State, Thread};
 
 /// The current activation.
 #[derive(Clone, Copy)]
@@ -532,7 +533,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let p = rp!(node).0 as usize;
                     let h = self.heap.mem[p];
                     if !matches!(h_kind(h), kind::CON | kind::THUNK | kind::PAP)
-                        || field as usize >= crate::heap::h_size(h)
+                        || field as usize >= crate::machine::heap::h_size(h)
                     {
                         self.counters.reductions += red;
                         return err("internal error: Fill of a field that is not there");
@@ -596,7 +597,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
                 Op::Fields { reg, dst, n } => {
                     let p = self.heap.deref(rp!(reg)).0 as usize;
-                    if crate::heap::h_size(self.heap.mem[p]) < n as usize {
+                    if crate::machine::heap::h_size(self.heap.mem[p]) < n as usize {
                         self.counters.reductions += red;
                         return err("internal error: Fields of a smaller node");
                     }
@@ -607,7 +608,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
                 Op::Field { dst, reg, field } => {
                     let p = self.heap.deref(rp!(reg)).0 as usize;
-                    if crate::heap::h_size(self.heap.mem[p]) <= field as usize {
+                    if crate::machine::heap::h_size(self.heap.mem[p]) <= field as usize {
                         self.counters.reductions += red;
                         return err("internal error: Field of a smaller node");
                     }
@@ -616,7 +617,9 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
                 Op::Prim { prim, dst, n, args } => {
                     let regs = &pool[args as usize..args as usize + n as usize];
-                    finish!(crate::prims::prim(self, t, a.pbase, prim, dst, regs));
+                    finish!(crate::machine::prims::prim(
+                        self, t, a.pbase, prim, dst, regs
+                    ));
                     refresh!();
                 }
                 Op::Call { dst, sc, args } | Op::CallV { dst, sc, args } => {
@@ -939,7 +942,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         match h_kind(h) {
             kind::FUN => {}
             kind::PAP => {
-                let n = crate::heap::h_size(h);
+                let n = crate::machine::heap::h_size(h);
                 let fields: Vec<Ptr> = (0..n).map(|i| self.heap.field(f, i)).collect();
                 self.tmp.splice(1..1, fields);
             }

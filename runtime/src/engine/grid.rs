@@ -38,6 +38,7 @@
 //! A grid has 1 to 64 PEs. Unknown keys are errors, so that a misspelt key
 //! is reported rather than silently replaced by its default.
 
+use crate::parallel::ids::PeId;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -46,10 +47,6 @@ const MAX_PES: usize = 64;
 /// A LAN of the papers' era: what `--pes N` and an unspecified cluster get.
 const DEFAULT_LATENCY_MS: f64 = 0.2;
 const DEFAULT_BANDWIDTH_MBIT: f64 = 100.0;
-
-/// A PE's number: 0 is the main PE.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PeId(pub u16);
 
 /// The simulated machine, checked and ready for the engine's look-ups.
 #[derive(Clone, Debug, PartialEq)]

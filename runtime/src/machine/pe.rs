@@ -1,17 +1,26 @@
 //! A processing element: heap, threads, run queue, spark pool, CAF table
-//! and the outside world, and the scheduler loop that runs threads in time
-//! slices. All PE state is in [`Pe`] (no globals), so that several PEs can
-//! later run side by side, each checking its message inbox between slices.
+//! and the outside world. All PE state is in [`Pe`] (no globals), so that
+//! PEs can run side by side. The scheduler is in `scheduler`, the spark
+//! pool in `sparks`, what a PE does among others in `parallel`.
+//!
+//! What an engine may do with a PE (engine/mod.rs): `step` it, hand it an
+//! [`Envelope`] (`receive`), take what it sent (`take_outbox`), and ask
+//! whether it has work (`has_work`, `quiescent`), threads waiting
+//! (`has_blocked_threads`) or was told to finish (`finished`). The fields
+//! are the machine's own.
 
-use crate::ga::GaTable;
-use crate::grid::PeId;
-use crate::gum::Gum;
-use crate::heap::{h_info, h_kind, header, kind, Heap, Ptr};
-use crate::io::Io;
-use crate::load::Loaded;
-use crate::thread::{State, Thread};
+use crate::machine::heap::{h_info, h_kind, header, kind, Heap, Ptr};
+use crate::machine::io::Io;
+use crate::machine::load::Loaded;
+use crate::machine::thread::Thread;
+use crate::parallel::ga::GaTable;
+use crate::parallel::gum::Gum;
+use crate::parallel::ids::PeId;
+use crate::parallel::policy::gum::GumPolicy;
+use crate::parallel::policy::LoadPolicy;
+use crate::parallel::protocol::envelope::Envelope;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Why a run stopped early.
@@ -25,14 +34,6 @@ pub enum Stop {
 
 pub fn err<T>(msg: impl Into<String>) -> Result<T, Stop> {
     Err(Stop::Error(msg.into()))
-}
-
-/// How a time slice ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SliceEnd {
-    Yield,
-    Blocked,
-    Finished,
 }
 
 /// Knobs of the scheduler (not user options; tests set them).
@@ -50,8 +51,8 @@ pub struct Tuning {
     pub initial_heap_words: usize,
     /// Most live threads per PE (sparks wait while there are this many).
     pub thread_limit: usize,
-    /// The largest packet, in words.
-    pub packet_words: usize,
+    /// The largest packed graph (a SCHEDULE or RESUME), in words.
+    pub graph_words: usize,
     /// A PE that is busy but has fewer sparks than this, and nothing else
     /// queued, fishes early (so that work arrives before it runs dry). 0,
     /// GUM's way, fishes only when idle; 1 speeds up sumEuler and nfib on 16
@@ -64,7 +65,7 @@ pub struct Tuning {
     /// leaves its PE idle meanwhile, so that it fishes and hoards a second
     /// spark (sumEuler on 16 simulated PEs: 2.13-2.67 s virtual over four
     /// seeds with only the root moving, 2.02-2.03 s with 8 thunks).
-    pub thunks_per_packet: usize,
+    pub thunks_per_graph: usize,
     /// After a FISH comes home empty, the PE waits this long before it
     /// sends the next one (GUM's fish delay): the engines hold the fish
     /// back on its way home. 1 ms takes a third of the FISH messages off
@@ -80,8 +81,8 @@ impl Default for Tuning {
             spark_pool: 4096,
             initial_heap_words: 1 << 19,
             thread_limit: usize::MAX,
-            packet_words: 4096,
-            thunks_per_packet: 8,
+            graph_words: 4096,
+            thunks_per_graph: 8,
             low_watermark: 0,
             fish_delay: std::time::Duration::from_millis(1),
         }
@@ -110,30 +111,39 @@ pub struct Counters {
 }
 
 pub struct Pe<'p, 'io> {
-    pub l: &'p Loaded<'p>,
-    pub heap: Heap,
+    pub(crate) l: &'p Loaded<'p>,
+    pub(crate) heap: Heap,
+    /// This PE's number, and how many PEs there are.
+    id: PeId,
+    pub(crate) npes: usize,
     /// Threads by id; a free slot holds `Thread::empty()`.
-    pub threads: Vec<Thread>,
-    free_ids: Vec<u32>,
-    pub run_queue: VecDeque<u32>,
-    pub blocked: Vec<u32>,
-    pub sparks: VecDeque<Ptr>,
-    pub cafs: Vec<Ptr>,
-    pub io: Io<'io>,
-    pub counters: Counters,
-    pub tuning: Tuning,
-    interrupt: Option<Arc<AtomicBool>>,
-    heap_limit_bytes: usize,
+    pub(crate) threads: Vec<Thread>,
+    pub(crate) free_ids: Vec<u32>,
+    pub(crate) run_queue: VecDeque<u32>,
+    pub(crate) blocked: Vec<u32>,
+    pub(crate) sparks: VecDeque<Ptr>,
+    pub(crate) cafs: Vec<Ptr>,
+    pub(crate) io: Io<'io>,
+    pub(crate) counters: Counters,
+    pub(crate) tuning: Tuning,
+    pub(crate) interrupt: Option<Arc<AtomicBool>>,
+    pub(crate) heap_limit_bytes: usize,
     /// Scratch pointers (a GC root): arguments being gathered for an
     /// application.
-    pub tmp: Vec<Ptr>,
+    pub(crate) tmp: Vec<Ptr>,
     pub(crate) live_threads: usize,
     /// The global-address tables.
-    pub ga: GaTable,
+    pub(crate) ga: GaTable,
     /// The protocol state of a PE among others.
-    pub gum: Gum,
+    pub(crate) gum: Gum,
+    /// Whom to ask for work, what to give (`parallel::policy`).
+    pub(crate) policy: Box<dyn LoadPolicy>,
     /// The messages of failed speculative evaluations (RAISE nodes).
-    pub raised: Vec<String>,
+    pub(crate) raised: Vec<String>,
+    /// Messages to send; the engine takes them.
+    pub(crate) outbox: Vec<Envelope>,
+    /// The main PE said FINISH.
+    pub(crate) finished: bool,
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -156,9 +166,12 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap.stress = Some(24);
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
         }
+        let policy = Box::new(GumPolicy::new(PeId(0), 1, 0, &tuning));
         Pe {
             l,
             heap,
+            id: PeId(0),
+            npes: 1,
             threads: Vec::new(),
             free_ids: Vec::new(),
             run_queue: VecDeque::new(),
@@ -173,19 +186,76 @@ impl<'p, 'io> Pe<'p, 'io> {
             tmp: Vec::with_capacity(64),
             live_threads: 0,
             ga: GaTable::new(PeId(0)),
-            gum: Gum::new(PeId(0), 1, 0),
+            gum: Gum::default(),
+            policy,
             raised: Vec::new(),
+            outbox: Vec::new(),
+            finished: false,
         }
     }
 
     /// Makes this PE number `id` of `npes` (the default is the only PE).
     pub fn join(&mut self, id: PeId, npes: usize, seed: u64) {
+        self.id = id;
+        self.npes = npes;
         self.ga = GaTable::new(id);
-        self.gum = Gum::new(id, npes, seed);
+        self.gum = Gum::default();
+        self.policy = Box::new(GumPolicy::new(id, npes, seed, &self.tuning));
     }
 
     pub fn id(&self) -> PeId {
-        self.gum.me
+        self.id
+    }
+
+    // ------------------------------------------------------------ for engines and tests
+
+    /// What this PE sent since the last call (the engine puts it on its way).
+    pub fn take_outbox(&mut self) -> Vec<Envelope> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Whether the main PE told this one to finish.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Whether threads wait for black holes (or for other PEs).
+    pub fn has_blocked_threads(&self) -> bool {
+        !self.blocked.is_empty()
+    }
+
+    /// Threads blocked, and threads ready to run.
+    pub fn blocked_threads(&self) -> usize {
+        self.blocked.len()
+    }
+
+    pub fn runnable_threads(&self) -> usize {
+        self.run_queue.len()
+    }
+
+    /// Whether a FISH of this PE's is out.
+    pub fn fishing(&self) -> bool {
+        self.gum.fish_out
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    pub fn heap(&self) -> &Heap {
+        &self.heap
+    }
+
+    pub fn heap_mut(&mut self) -> &mut Heap {
+        &mut self.heap
+    }
+
+    pub fn ga(&self) -> &GaTable {
+        &self.ga
+    }
+
+    pub fn ga_mut(&mut self) -> &mut GaTable {
+        &mut self.ga
     }
 
     // ------------------------------------------------------------ allocation
@@ -349,255 +419,13 @@ impl<'p, 'io> Pe<'p, 'io> {
             p = self.heap.deref(self.heap.field(p, 1));
         }
     }
-
-    // ------------------------------------------------------------ threads
-
-    pub fn spawn(&mut self, entry: u32, regs: &[Ptr]) -> u32 {
-        let id = match self.free_ids.pop() {
-            Some(id) => id,
-            None => {
-                self.threads.push(Thread::empty());
-                (self.threads.len() - 1) as u32
-            }
-        };
-        self.threads[id as usize] = Thread::new(id, entry, regs, self.l.dummy);
-        self.run_queue.push_back(id);
-        self.counters.threads += 1;
-        self.live_threads += 1;
-        id
-    }
-
-    /// Records a spark for `p` unless it is a value (or under evaluation).
-    pub fn spark(&mut self, p: Ptr) {
-        let p = self.heap.deref(p);
-        if !sparkable(self.heap.kind(p)) {
-            return;
-        }
-        if self.sparks.len() >= self.tuning.spark_pool {
-            self.counters.sparks_overflowed += 1;
-            return;
-        }
-        self.counters.sparks_created += 1;
-        self.sparks.push_back(p);
-    }
-
-    /// Turns the oldest spark that is still a thunk into a thread.
-    pub(crate) fn convert_spark(&mut self) -> bool {
-        if self.live_threads >= self.tuning.thread_limit {
-            return false;
-        }
-        while let Some(s) = self.sparks.pop_front() {
-            let s = self.heap.deref(s);
-            if !sparkable(self.heap.kind(s)) {
-                self.counters.sparks_fizzled += 1;
-                continue;
-            }
-            self.counters.sparks_converted += 1;
-            self.spawn(self.l.spark_entry, &[s]);
-            return true;
-        }
-        false
-    }
-
-    /// The black hole `bh` was updated: its blocked threads run again, and
-    /// the FETCHes waiting for it are answered.
-    pub fn wake(&mut self, bh: Ptr) {
-        self.gum.wake_fetches(bh);
-        let mut i = 0;
-        while i < self.blocked.len() {
-            let id = self.blocked[i];
-            let th = &mut self.threads[id as usize];
-            if th.blocked_on == bh {
-                th.state = State::Runnable;
-                th.blocked_on = self.l.dummy;
-                self.blocked.swap_remove(i);
-                self.run_queue.push_back(id);
-            } else {
-                i += 1;
-            }
-        }
-    }
-
-    /// Overwrites the black hole `th` with its value `v` (small raw values
-    /// are copied, others become an indirection) and wakes its waiters.
-    #[inline]
-    pub fn update(&mut self, th: Ptr, v: Ptr) {
-        let i = th.0 as usize;
-        let mem = &mut self.heap.mem;
-        let waiters = matches!(h_kind(mem[i]), kind::BLACKHOLE | kind::FETCHME | kind::RBH)
-            && mem[i + 1] != 0;
-        let vh = mem[v.0 as usize];
-        match h_kind(vh) {
-            kind::INT | kind::DOUBLE | kind::CHAR | kind::SMALLINT => {
-                mem[i] = vh;
-                mem[i + 1] = mem[v.0 as usize + 1];
-            }
-            _ => {
-                mem[i] = header(kind::IND, 1, 0);
-                mem[i + 1] = v.0 as u64;
-            }
-        }
-        if waiters {
-            self.wake(th);
-        }
-    }
-
-    // ------------------------------------------------------------ scheduler
-
-    /// Allocates the CAF nodes (thunks without free variables).
-    pub fn init_cafs(&mut self) -> Result<(), Stop> {
-        let mut t = Thread::empty();
-        let n = self.l.caf_sc.len();
-        self.ensure(&mut t, 2 * n)?;
-        for k in 0..n {
-            let p = self.bump(2);
-            self.heap.mem[p.0 as usize] = header(kind::THUNK, 1, self.l.caf_sc[k]);
-            self.heap.mem[p.0 as usize + 1] = self.l.dummy.0 as u64;
-            self.cafs.push(p);
-        }
-        Ok(())
-    }
-
-    /// Runs until the thread `main` finishes; its result value. (One PE:
-    /// nobody else can update a black hole.)
-    pub fn run(&mut self, main: u32) -> Result<Ptr, Stop> {
-        loop {
-            match self.step(Some(main))? {
-                Step::Ran(_) => {}
-                Step::Done(v) => return Ok(v),
-                // Every thread waits for a black hole that only a waiting
-                // thread can update: a cycle of evaluations, <<loop>>.
-                Step::Idle => return err("<<loop>>"),
-            }
-        }
-    }
-
-    /// One round of the scheduler: answer waiting FETCHes, then run a
-    /// thread for a time slice, else turn a spark into a thread, else go
-    /// fishing (and report the PE idle). `main` is the main thread's id on
-    /// the main PE.
-    pub fn step(&mut self, main: Option<u32>) -> Result<Step, Stop> {
-        if let Some(i) = &self.interrupt {
-            if i.load(Ordering::Relaxed) {
-                return err("interrupted");
-            }
-        }
-        self.answer_fetches()?;
-        let id = match self.run_queue.pop_front() {
-            Some(id) => id,
-            None => {
-                if self.convert_spark() {
-                    return Ok(Step::Ran(0));
-                }
-                self.go_fishing();
-                return Ok(Step::Idle);
-            }
-        };
-        let mut t = std::mem::replace(&mut self.threads[id as usize], Thread::empty());
-        let budget = self.tuning.slice;
-        let before = self.counters.reductions;
-        let r = self.run_slice(&mut t, budget);
-        let stack = (t.ptrs.len() + t.vals.len() * 2 + t.frames.len() * 4) as u64;
-        self.counters.max_stack_words = self.counters.max_stack_words.max(stack);
-        let end = match r {
-            Ok(e) => e,
-            Err(Stop::Error(msg)) if Some(id) != main => {
-                // A spark's evaluation failed: nobody asked for it yet. The
-                // thunks it was evaluating raise the error when entered
-                // (as in GHC), and the thread ends quietly.
-                self.speculation_failed(&t, msg);
-                self.live_threads -= 1;
-                self.free_ids.push(id);
-                return Ok(Step::Ran(self.counters.reductions - before));
-            }
-            Err(e) => {
-                self.threads[id as usize] = t;
-                return Err(e);
-            }
-        };
-        if stack as usize * 4 > self.heap_limit_bytes.max(1 << 30) {
-            return err("stack overflow");
-        }
-        let ran = Step::Ran(self.counters.reductions - before);
-        match end {
-            SliceEnd::Yield => {
-                self.run_queue.push_back(id);
-                self.threads[id as usize] = t;
-            }
-            SliceEnd::Blocked => {
-                self.blocked.push(id);
-                self.threads[id as usize] = t;
-            }
-            SliceEnd::Finished => {
-                self.live_threads -= 1;
-                if Some(id) == main {
-                    let r = t.result;
-                    self.threads[id as usize] = t;
-                    return Ok(Step::Done(r));
-                }
-                self.free_ids.push(id);
-            }
-        }
-        while self.live_threads < self.tuning.eager_threads && self.convert_spark() {}
-        if self.sparks.len() < self.tuning.low_watermark && self.run_queue.is_empty() {
-            self.go_fishing();
-        }
-        Ok(ran)
-    }
-
-    /// Turns the thunks under evaluation by `t` into RAISE nodes for `msg`.
-    fn speculation_failed(&mut self, t: &Thread, msg: String) {
-        let k = self.raised.len() as u32;
-        self.raised.push(msg);
-        for f in &t.frames {
-            if f.kind != crate::thread::fk::UPDATE {
-                continue;
-            }
-            let p = t.ptrs[f.pbase as usize];
-            let i = p.0 as usize;
-            let h = self.heap.mem[i];
-            if h_kind(h) != kind::BLACKHOLE {
-                continue;
-            }
-            let waiters = self.heap.mem[i + 1] != 0;
-            self.heap.mem[i] = header(kind::RAISE, crate::heap::h_size(h) as u32, k);
-            if waiters {
-                self.wake(p);
-            }
-        }
-    }
-
-    /// Whether the PE has work of its own (for the engines' idle and
-    /// deadlock tests).
-    pub fn has_work(&self) -> bool {
-        !self.run_queue.is_empty()
-            || self.gum.has_pending()
-            || (!self.sparks.is_empty() && self.live_threads < self.tuning.thread_limit)
-    }
-}
-
-/// What one scheduler round did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Ran a thread for this many reductions (0: made a thread from a spark).
-    Ran(u64),
-    /// Nothing to run.
-    Idle,
-    /// The main thread ended with this value.
-    Done(Ptr),
-}
-
-/// Whether a spark for a node of this kind is worth keeping: it is
-/// unevaluated and not under evaluation (here or elsewhere).
-fn sparkable(k: u8) -> bool {
-    matches!(k, kind::THUNK | kind::STR)
 }
 
 /// Clears the dead registers of every suspended activation of `t` (see
 /// `load::compute_liveness`), so that they keep nothing alive.
 fn clear_dead(l: &Loaded, t: &mut Thread) {
     for f in &t.frames {
-        if f.kind != crate::thread::fk::RET && f.kind != crate::thread::fk::RETV {
+        if f.kind != crate::machine::thread::fk::RET && f.kind != crate::machine::thread::fk::RETV {
             continue;
         }
         let d = l.dead_at[f.pc as usize];

@@ -1,5 +1,6 @@
-//! The messages PEs exchange (GUM's protocol, DESIGN.md "Many PEs"), and
-//! their encoding: a message crosses from one PE to another only as bytes.
+//! GUM's messages (DESIGN.md "Many PEs") and their fields as words (see
+//! `protocol::codec`): a message crosses from one PE to another only as
+//! bytes.
 //!
 //! | message | sent by | answer |
 //! | --- | --- | --- |
@@ -9,14 +10,11 @@
 //! | RESUME | the owner: the packed node | ACK |
 //! | ACK | the receiver of moved thunks: their new addresses | — |
 //! | FREE | after a GC: weight of dead remote references, to their owner | — |
-//! | FINISH | the main PE: the program ended | — |
-//! | FAIL | any PE: a run-time error ends the run | — |
 
-use crate::ga::{GlobalAddr, Weight};
-use crate::grid::PeId;
-
-/// A packed graph (see `pack`): 64-bit words.
-pub type Packet = Vec<u64>;
+use crate::parallel::ga::{GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
+use crate::parallel::pack::PackedGraph;
+use crate::parallel::protocol::{codec, Kind};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -25,7 +23,7 @@ pub enum Message {
         age: u32,
     },
     Schedule {
-        packet: Packet,
+        graph: PackedGraph,
     },
     /// `reply` names the requester's FetchMe, with `weight` of it.
     Fetch {
@@ -38,7 +36,7 @@ pub enum Message {
     Resume {
         reply: u32,
         weight: Weight,
-        packet: Packet,
+        graph: PackedGraph,
     },
     /// For each moved thunk: its old slot on the receiver, its new address
     /// and the weight of it given to the old owner.
@@ -48,69 +46,11 @@ pub enum Message {
     Free {
         weights: Vec<(u32, Weight)>,
     },
-    Finish,
-    Fail {
-        message: String,
-    },
-}
-
-/// Message kinds, for statistics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    Fish,
-    Schedule,
-    Fetch,
-    Resume,
-    Ack,
-    Free,
-    Finish,
-    Fail,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 8] = [
-        Kind::Fish,
-        Kind::Schedule,
-        Kind::Fetch,
-        Kind::Resume,
-        Kind::Ack,
-        Kind::Free,
-        Kind::Finish,
-        Kind::Fail,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Fish => "FISH",
-            Kind::Schedule => "SCHEDULE",
-            Kind::Fetch => "FETCH",
-            Kind::Resume => "RESUME",
-            Kind::Ack => "ACK",
-            Kind::Free => "FREE",
-            Kind::Finish => "FINISH",
-            Kind::Fail => "FAIL",
-        }
-    }
 }
 
 fn ga_words(out: &mut Vec<u64>, ga: GlobalAddr) {
     out.push(ga.pe.0 as u64);
     out.push(ga.slot as u64);
-}
-
-/// Whether a message (as bytes) is a FISH.
-pub fn is_fish(bytes: &[u8]) -> bool {
-    bytes.first() == Some(&(Kind::Fish as u8))
-}
-
-/// The origin of a FISH (as bytes: the kind word, then the origin), without
-/// decoding anything else.
-pub fn fish_origin(bytes: &[u8]) -> Option<PeId> {
-    if !is_fish(bytes) {
-        return None;
-    }
-    let w = bytes.get(8..16)?;
-    Some(PeId(u64::from_le_bytes(w.try_into().ok()?) as u16))
 }
 
 impl Message {
@@ -122,17 +62,15 @@ impl Message {
             Message::Resume { .. } => Kind::Resume,
             Message::Ack { .. } => Kind::Ack,
             Message::Free { .. } => Kind::Free,
-            Message::Finish => Kind::Finish,
-            Message::Fail { .. } => Kind::Fail,
         }
     }
 
     /// The message as bytes: a kind word, then the fields as words.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w: Vec<u64> = vec![self.kind() as u64];
+        let mut w: Vec<u64> = Vec::new();
         match self {
             Message::Fish { origin, age } => w.extend([origin.0 as u64, *age as u64]),
-            Message::Schedule { packet } => w.extend_from_slice(packet),
+            Message::Schedule { graph } => w.extend_from_slice(graph),
             Message::Fetch {
                 target,
                 reply,
@@ -145,10 +83,10 @@ impl Message {
             Message::Resume {
                 reply,
                 weight,
-                packet,
+                graph,
             } => {
                 w.extend([*reply as u64, weight.0]);
-                w.extend_from_slice(packet);
+                w.extend_from_slice(graph);
             }
             Message::Ack { moved } => {
                 for (slot, ga, wt) in moved {
@@ -162,43 +100,23 @@ impl Message {
                     w.extend([*slot as u64, wt.0]);
                 }
             }
-            Message::Finish => {}
-            Message::Fail { message } => {
-                let b = message.as_bytes();
-                w.push(b.len() as u64);
-                for c in b.chunks(8) {
-                    let mut x = [0u8; 8];
-                    x[..c.len()].copy_from_slice(c);
-                    w.push(u64::from_le_bytes(x));
-                }
-            }
         }
-        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+        codec::encode(self.kind(), &w)
     }
 
+    /// A GUM message from its bytes.
     pub fn decode(bytes: &[u8]) -> Result<Message, String> {
-        if bytes.is_empty() || !bytes.len().is_multiple_of(8) {
-            return Err(format!("a message of {} bytes", bytes.len()));
-        }
-        let w: Vec<u64> = bytes
-            .chunks(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let (k, f) = (w[0], &w[1..]);
+        let (kind, fields) = codec::decode(bytes)?;
+        Message::from_fields(kind, &fields)
+    }
+
+    /// A GUM message of kind `kind` from its fields.
+    pub fn from_fields(kind: Kind, f: &[u64]) -> Result<Message, String> {
         let ga = |i: usize| GlobalAddr {
             pe: PeId(f[i] as u16),
             slot: f[i + 1] as u32,
         };
-        let need = |n: usize| {
-            if f.len() < n {
-                Err(format!("a truncated message of kind {k}"))
-            } else {
-                Ok(())
-            }
-        };
-        let kind = *Kind::ALL
-            .get(k as usize)
-            .ok_or_else(|| format!("unknown message kind {k}"))?;
+        let need = |n: usize| codec::need(kind, f, n);
         Ok(match kind {
             Kind::Fish => {
                 need(2)?;
@@ -207,7 +125,7 @@ impl Message {
                     age: f[1] as u32,
                 }
             }
-            Kind::Schedule => Message::Schedule { packet: f.to_vec() },
+            Kind::Schedule => Message::Schedule { graph: f.to_vec() },
             Kind::Fetch => {
                 need(5)?;
                 Message::Fetch {
@@ -221,7 +139,7 @@ impl Message {
                 Message::Resume {
                     reply: f[0] as u32,
                     weight: Weight(f[1]),
-                    packet: f[2..].to_vec(),
+                    graph: f[2..].to_vec(),
                 }
             }
             Kind::Ack => Message::Ack {
@@ -245,18 +163,7 @@ impl Message {
                     .map(|c| (c[0] as u32, Weight(c[1])))
                     .collect(),
             },
-            Kind::Finish => Message::Finish,
-            Kind::Fail => {
-                need(1)?;
-                let n = f[0] as usize;
-                let bytes: Vec<u8> = f[1..].iter().flat_map(|x| x.to_le_bytes()).collect();
-                if bytes.len() < n {
-                    return Err("a truncated FAIL message".into());
-                }
-                Message::Fail {
-                    message: String::from_utf8_lossy(&bytes[..n]).into_owned(),
-                }
-            }
+            Kind::Finish | Kind::Fail => return Err(format!("{} is not GUM's", kind.name())),
         })
     }
 }
@@ -277,7 +184,7 @@ mod tests {
                 age: 3,
             },
             Message::Schedule {
-                packet: vec![1, 2, 3],
+                graph: vec![1, 2, 3],
             },
             Message::Fetch {
                 target: ga,
@@ -290,17 +197,13 @@ mod tests {
             Message::Resume {
                 reply: 9,
                 weight: Weight(4),
-                packet: vec![],
+                graph: vec![],
             },
             Message::Ack {
                 moved: vec![(1, ga, Weight(8)), (2, ga, Weight(16))],
             },
             Message::Free {
                 weights: vec![(4, Weight(2)), (5, Weight(1 << 61))],
-            },
-            Message::Finish,
-            Message::Fail {
-                message: "head: empty list – ünïcode".into(),
             },
         ];
         for m in all {
@@ -316,6 +219,7 @@ mod tests {
             &[1, 2, 3],
             &[99, 0, 0, 0, 0, 0, 0, 0],
             &[2, 0, 0, 0, 0, 0, 0, 0],
+            &[6, 0, 0, 0, 0, 0, 0, 0],
         ] {
             assert!(Message::decode(b).is_err());
         }

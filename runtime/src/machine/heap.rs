@@ -235,7 +235,7 @@ impl Heap {
             return None;
         }
         match self.selectors.get(h_info(h) as usize) {
-            Some(&f) if f != crate::load::NOT_SELECTOR => Some(f as usize),
+            Some(&f) if f != crate::machine::load::NOT_SELECTOR => Some(f as usize),
             _ => None,
         }
     }
@@ -502,7 +502,7 @@ mod tests {
         statics[0] = header(kind::CON, 0, 0);
         let mut h = Heap::new(statics, 1 << 12, 1 << 16);
         // Supercombinator 1 selects field 1, 2 field 0.
-        h.selectors = vec![crate::load::NOT_SELECTOR, 1, 0];
+        h.selectors = vec![crate::machine::load::NOT_SELECTOR, 1, 0];
         h
     }
 

@@ -1,14 +1,15 @@
 //! A PE among others: GUM's protocol (DESIGN.md "Many PEs"; the messages
-//! are in `message`). The engines move the bytes; this module decides
-//! what a PE sends and what it does with what it receives.
+//! are in `message`). The engines move the bytes and `protocol::dispatch`
+//! hands GUM's messages here; this module decides what a PE sends and what
+//! it does with what it receives.
 //!
-//! * Work: an idle PE sends a FISH to a random PE. A PE with a spark to
-//!   spare (it keeps its last one when it has nothing else to do) packs it
-//!   (with a few of the thunks it needs, see `Tuning::thunks_per_packet`)
-//!   and sends it to the fish's origin in a SCHEDULE; otherwise the fish
-//!   goes on to another random PE, and home after `FISH_LIFE` hops, where
-//!   the engine holds it for the fish delay. A received spark becomes a
-//!   thread at once (so it cannot bounce on).
+//! * Work: an idle PE sends a FISH to the PE its load policy names
+//!   (`parallel::policy`; `gum`: a random one). A PE with a spark to spare
+//!   (the policy chooses) packs it (with a few of the thunks it needs, see
+//!   `Tuning::thunks_per_graph`) and sends it to the fish's origin in a
+//!   SCHEDULE; otherwise the fish goes where the policy says, or home,
+//!   where the engine holds it for the policy's fish delay. A received
+//!   spark becomes a thread at once (so it cannot bounce on).
 //! * Data: a thread that enters a FetchMe blocks on it, and the PE sends a
 //!   FETCH to the owner, naming the FetchMe by a global address of its own
 //!   for the answer. The owner packs the node (a thunk moves, becoming an
@@ -18,19 +19,19 @@
 //! * Memory: after each GC the weight of dead FetchMes goes home in FREE
 //!   messages (batched per owner), see `ga`.
 
-use crate::ga::{GlobalAddr, Weight};
-use crate::grid::PeId;
-use crate::heap::{h_info, h_kind, header, kind, Ptr};
-use crate::message::{Kind, Message};
-use crate::pack;
-use crate::pe::{Pe, Stop};
-use crate::thread::Thread;
-use std::collections::{BTreeMap, VecDeque};
+use crate::machine::heap::{h_info, h_kind, header, kind, Ptr};
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::thread::Thread;
+use crate::parallel::ga::{GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
+pub mod message;
 
-/// Hops a FISH makes before it goes home.
-const FISH_LIFE: u32 = 10;
-/// Sparks looked at when choosing one to send away.
-const SPARK_SCAN: usize = 8;
+use crate::parallel::pack;
+use crate::parallel::policy::Sparks;
+use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::{internal, Kind};
+use message::Message;
+use std::collections::{BTreeMap, VecDeque};
 
 /// A FETCH that waits for its node.
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +48,7 @@ pub struct Traffic {
 }
 
 impl Traffic {
-    fn count(&mut self, k: Kind, bytes: usize) {
+    pub(crate) fn count(&mut self, k: Kind, bytes: usize) {
         let e = self.by_kind.entry(k).or_default();
         e.0 += 1;
         e.1 += bytes as u64;
@@ -55,10 +56,8 @@ impl Traffic {
 }
 
 /// The protocol state of one PE.
+#[derive(Default)]
 pub struct Gum {
-    pub me: PeId,
-    pub npes: usize,
-    rng: u64,
     blocked: Vec<BlockedFetch>,
     pending: VecDeque<BlockedFetch>,
     /// FETCHes of nodes that are evaluated here without a black hole
@@ -66,47 +65,11 @@ pub struct Gum {
     retry: Vec<BlockedFetch>,
     /// A FISH of ours is out.
     pub fish_out: bool,
-    /// Messages to send: (destination, bytes). The engine takes them.
-    pub outbox: Vec<(PeId, Vec<u8>)>,
     pub sent: Traffic,
     pub received: Traffic,
-    /// The main PE said FINISH.
-    pub finished: bool,
 }
 
 impl Gum {
-    pub fn new(me: PeId, npes: usize, seed: u64) -> Gum {
-        Gum {
-            me,
-            npes,
-            // xorshift64*: never zero.
-            rng: (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_mul(me.0 as u64 * 2 + 1) | 1,
-            blocked: Vec::new(),
-            pending: VecDeque::new(),
-            retry: Vec::new(),
-            fish_out: false,
-            outbox: Vec::new(),
-            sent: Traffic::default(),
-            received: Traffic::default(),
-            finished: false,
-        }
-    }
-
-    /// A random PE other than this one and `not` (when there is one).
-    fn random_pe(&mut self, not: Option<PeId>) -> PeId {
-        let others: Vec<u16> = (0..self.npes as u16)
-            .filter(|&p| p != self.me.0 && Some(PeId(p)) != not)
-            .collect();
-        if others.is_empty() {
-            return not.unwrap_or(self.me);
-        }
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        PeId(others[(r % others.len() as u64) as usize])
-    }
-
     /// The node `bh` was updated: the FETCHes waiting for it are answered
     /// in the next round.
     pub fn wake_fetches(&mut self, bh: Ptr) {
@@ -137,11 +100,6 @@ impl Gum {
     }
 }
 
-/// A protocol state that cannot arise between PEs of this machine.
-fn internal(e: impl std::fmt::Display) -> Stop {
-    Stop::Error(format!("internal error: {e}"))
-}
-
 /// Items for other PEs, one list per PE.
 fn by_pe<T>(items: impl IntoIterator<Item = (PeId, T)>) -> BTreeMap<PeId, Vec<T>> {
     let mut m: BTreeMap<PeId, Vec<T>> = BTreeMap::new();
@@ -155,7 +113,34 @@ impl Pe<'_, '_> {
     fn send(&mut self, to: PeId, m: Message) {
         let bytes = m.encode();
         self.gum.sent.count(m.kind(), bytes.len());
-        self.gum.outbox.push((to, bytes));
+        let mut env = Envelope::new(self.id(), to, m.kind(), bytes);
+        if matches!(m, Message::Fish { origin, .. } if origin == to) {
+            // An empty fish going home: its PE waits before fishing again.
+            env.hold = self.policy.fish_delay();
+        }
+        self.outbox.push(env);
+    }
+
+    /// Whether a FISH arriving now would take a spark away (`spare_spark`
+    /// without its effects).
+    pub(crate) fn could_spare_spark(&self) -> bool {
+        let sparks = Sparks::new(&self.sparks, &self.heap);
+        let idle = self.run_queue.is_empty();
+        self.policy.spark_to_send(&sparks, idle).is_some()
+    }
+
+    /// Packs the graph at `root` as a SCHEDULE or RESUME would, moving the
+    /// thunks `moves` says.
+    pub fn pack_graph(&mut self, root: Ptr, moves: pack::Moves) -> pack::PackedGraph {
+        let limit = self.tuning.graph_words;
+        pack::pack(
+            &mut self.heap,
+            &mut self.ga,
+            &self.raised,
+            root,
+            moves,
+            limit,
+        )
     }
 
     /// A thread entered the FetchMe `p` (no FETCH out yet): ask its owner.
@@ -187,7 +172,7 @@ impl Pe<'_, '_> {
     fn answer_fetch(&mut self, f: BlockedFetch) -> Result<(), Stop> {
         let p = self.heap.deref(f.node);
         let h = self.heap.hdr(p);
-        if f.reply.pe == self.gum.me {
+        if f.reply.pe == self.id() {
             // Our own FETCH came back (the node moved here meanwhile): the
             // FetchMe simply becomes the node.
             self.answered(f.reply.slot, f.weight, p);
@@ -216,13 +201,13 @@ impl Pe<'_, '_> {
                 self.gum.retry.push(BlockedFetch { node: p, ..f });
             }
             _ => {
-                let packet = self.pack(p, usize::MAX);
+                let graph = self.pack(p, usize::MAX);
                 self.send(
                     f.reply.pe,
                     Message::Resume {
                         reply: f.reply.slot,
                         weight: f.weight,
-                        packet,
+                        graph,
                     },
                 );
             }
@@ -231,14 +216,13 @@ impl Pe<'_, '_> {
     }
 
     /// Packs the graph at `p`, thunks up to `depth` pointers away moving
-    /// with it (`Tuning::thunks_per_packet` at most).
-    fn pack(&mut self, p: Ptr, depth: usize) -> crate::message::Packet {
+    /// with it (`Tuning::thunks_per_graph` at most).
+    fn pack(&mut self, p: Ptr, depth: usize) -> pack::PackedGraph {
         let moves = pack::Moves {
-            thunks: self.tuning.thunks_per_packet,
+            thunks: self.tuning.thunks_per_graph,
             depth,
         };
-        let limit = self.tuning.packet_words;
-        pack::pack(&mut self.heap, &mut self.ga, &self.raised, p, moves, limit)
+        self.pack_graph(p, moves)
     }
 
     /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
@@ -264,57 +248,33 @@ impl Pe<'_, '_> {
 
     /// An idle PE looks for work (one FISH out at a time).
     pub(crate) fn go_fishing(&mut self) {
-        if self.gum.npes > 1 && !self.gum.fish_out && !self.gum.finished {
-            let to = self.gum.random_pe(None);
+        if self.npes > 1 && !self.gum.fish_out && !self.finished {
+            let to = self.policy.fish_target();
             self.gum.fish_out = true;
             self.counters.fish_sent += 1;
-            let origin = self.gum.me;
+            let origin = self.id();
             self.send(to, Message::Fish { origin, age: 0 });
         }
     }
 
-    /// The oldest spark worth sending away, unless it is the only work this
-    /// PE has. Sparks that are no longer thunks fizzle. A spark that needs
-    /// a node under evaluation here (`rnf y` while the main thread
-    /// evaluates `y`) is passed over: its thief would only wait for the
-    /// black hole, and with a flat `parList` it would shadow the main
-    /// thread for ever.
+    /// The spark the load policy sends away, if any. Sparks that are no
+    /// longer thunks fizzle first.
     fn spare_spark(&mut self) -> Option<Ptr> {
-        while let Some(&s) = self.sparks.front() {
-            let s = self.heap.deref(s);
-            if self.heap.kind(s) == kind::THUNK {
-                break;
-            }
-            self.sparks.pop_front();
-            self.counters.sparks_fizzled += 1;
-        }
+        let dead = Sparks::new(&self.sparks, &self.heap).dead();
+        self.sparks.drain(..dead);
+        self.counters.sparks_fizzled += dead as u64;
         let idle = self.run_queue.is_empty();
-        if self.sparks.is_empty() || (idle && self.sparks.len() < 2) {
-            return None;
-        }
-        let pick = (0..self.sparks.len().min(SPARK_SCAN))
-            .find(|&i| {
-                let s = self.heap.deref(self.sparks[i]);
-                self.heap.kind(s) == kind::THUNK && !self.waits_for_black_hole(s)
-            })
-            .unwrap_or(0);
+        let pick = self
+            .policy
+            .spark_to_send(&Sparks::new(&self.sparks, &self.heap), idle)?;
         self.sparks.remove(pick).map(|s| self.heap.deref(s))
     }
 
-    /// Whether a thunk's free variables include a black hole.
-    fn waits_for_black_hole(&self, s: Ptr) -> bool {
-        let n = crate::heap::h_size(self.heap.hdr(s));
-        (0..n).any(|i| {
-            let f = self.heap.deref(self.heap.field(s, i));
-            self.heap.kind(f) == kind::BLACKHOLE
-        })
-    }
-
-    /// Rebuilds a packet in the heap (collecting first if need be).
-    fn unpack(&mut self, packet: &[u64]) -> Result<pack::Unpacked, Stop> {
-        let words = pack::unpack_words(packet).map_err(internal)?;
+    /// Rebuilds a packed graph in the heap (collecting first if need be).
+    pub fn unpack_graph(&mut self, graph: &[u64]) -> Result<pack::Unpacked, Stop> {
+        let words = pack::unpack_words(graph).map_err(internal)?;
         self.ensure(&mut Thread::empty(), words)?;
-        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, packet).map_err(internal)
+        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, graph).map_err(internal)
     }
 
     /// Tells the old owners of moved thunks where they are now.
@@ -331,7 +291,7 @@ impl Pe<'_, '_> {
     pub(crate) fn send_frees(&mut self) {
         let mut away = Vec::new();
         for (ga, w) in std::mem::take(&mut self.ga.to_free) {
-            if ga.pe == self.gum.me {
+            if ga.pe == self.id() {
                 self.ga.return_weight(ga.slot, w);
             } else {
                 away.push((ga.pe, (ga.slot, w)));
@@ -355,7 +315,7 @@ impl Pe<'_, '_> {
             return Ok(());
         }
         let waiters = self.heap.mem[i + 1] != 0;
-        let size = crate::heap::h_size(self.heap.mem[i]) as u32;
+        let size = crate::machine::heap::h_size(self.heap.mem[i]) as u32;
         let known = self.ga.arrive(new, w).map_err(internal)?;
         match known {
             // Back here, or a node we hold a FetchMe for already.
@@ -375,24 +335,21 @@ impl Pe<'_, '_> {
         Ok(())
     }
 
-    /// Handles a message from another PE.
-    pub fn receive(&mut self, bytes: &[u8]) -> Result<(), Stop> {
-        let m = Message::decode(bytes).map_err(internal)?;
-        self.gum.received.count(m.kind(), bytes.len());
+    /// Handles a GUM message from another PE.
+    pub(crate) fn gum_receive(&mut self, m: Message) -> Result<(), Stop> {
         match m {
             Message::Fish { origin, age } => {
-                if origin == self.gum.me {
+                if origin == self.id() {
                     self.gum.fish_out = false;
                     self.counters.fish_failed += 1;
                 } else if let Some(s) = self.spare_spark() {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
-                    let packet = self.pack(s, 1);
+                    let graph = self.pack(s, 1);
                     self.counters.sparks_exported += 1;
-                    self.send(origin, Message::Schedule { packet });
-                } else if age < FISH_LIFE && self.gum.npes > 2 {
-                    let to = self.gum.random_pe(Some(origin));
+                    self.send(origin, Message::Schedule { graph });
+                } else if let Some(to) = self.policy.forward(origin, age) {
                     self.counters.fish_forwarded += 1;
                     self.send(
                         to,
@@ -405,8 +362,8 @@ impl Pe<'_, '_> {
                     self.send(origin, Message::Fish { origin, age });
                 }
             }
-            Message::Schedule { packet } => {
-                let u = self.unpack(&packet)?;
+            Message::Schedule { graph } => {
+                let u = self.unpack_graph(&graph)?;
                 self.gum.fish_out = false;
                 self.counters.sparks_imported += 1;
                 self.counters.sparks_converted += 1;
@@ -431,10 +388,10 @@ impl Pe<'_, '_> {
             Message::Resume {
                 reply,
                 weight,
-                packet,
+                graph,
             } => {
                 // (Unpacking may collect: look the FetchMe up afterwards.)
-                let u = self.unpack(&packet)?;
+                let u = self.unpack_graph(&graph)?;
                 if !self.answered(reply, weight, u.root) {
                     return Err(internal("a RESUME for a freed address"));
                 }
@@ -450,10 +407,7 @@ impl Pe<'_, '_> {
                     self.ga.return_weight(slot, w);
                 }
             }
-            Message::Finish => self.gum.finished = true,
-            Message::Fail { message } => return Err(Stop::Error(message)),
         }
-        self.send_frees();
         Ok(())
     }
 }
