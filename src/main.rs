@@ -27,6 +27,8 @@ enum Command {
         file: String,
         #[command(flatten)]
         machine: MachineOpts,
+        #[command(flatten)]
+        compiler: CompileOpts,
         /// The program's arguments (what `getArgs` returns).
         #[arg(last = true)]
         args: Vec<String>,
@@ -38,13 +40,43 @@ enum Command {
         file: Option<String>,
         #[command(flatten)]
         machine: MachineOpts,
+        #[command(flatten)]
+        compiler: CompileOpts,
     },
     /// Print what one compiler pass produced.
     Dump {
         #[arg(long, value_enum)]
         stage: Stage,
         file: String,
+        #[command(flatten)]
+        compiler: CompileOpts,
     },
+}
+
+/// How the compiler's back end runs: shared by `run`, `repl` and `dump`.
+#[derive(clap::Args, Clone, Copy)]
+pub(crate) struct CompileOpts {
+    /// Optimisation level: `-O0` skips the simplifier, specialisation and
+    /// deforestation (the straightest translation, for when a program
+    /// misbehaves); `-O1` (the default) and `-O2` optimise.
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1,
+          value_parser = clap::value_parser!(u8).range(0..=2))]
+    opt_level: u8,
+    /// Check the compiler's intermediate code after every pass (Core Lint;
+    /// always on in debug builds).
+    #[arg(long)]
+    lint: bool,
+}
+
+impl CompileOpts {
+    pub(crate) fn options(&self) -> gph_compiler::Options {
+        let mut o = gph_compiler::Options {
+            optimise: self.opt_level > 0,
+            ..Default::default()
+        };
+        o.lint |= self.lint;
+        o
+    }
 }
 
 /// How the machine runs: shared by `run` and `repl`.
@@ -163,7 +195,7 @@ impl MachineOpts {
                         "--grid describes a simulated machine: use it with --engine sim".into(),
                     );
                 }
-                let g = gph_runtime::grid::Grid::load(std::path::Path::new(path))?;
+                let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
                 if let Some(n) = self.pes {
                     if n as usize != g.len() {
                         return Err(format!(
@@ -203,63 +235,12 @@ impl MachineOpts {
             eprint!("{}", gph_runtime::format_stats(stats));
         }
         if let Some(path) = &self.stats_json {
-            let json = stats_json(stats, wall);
+            let json = gph_runtime::obs::stats::to_json(stats, wall);
             std::fs::write(path, json + "\n")
                 .map_err(|e| eprintln!("gph: cannot write {path}: {e}"))?;
         }
         Ok(())
     }
-}
-
-/// The `--stats-json` document: engine, PEs, times, per-PE counters, messages.
-fn stats_json(s: &gph_runtime::Stats, wall: std::time::Duration) -> String {
-    let per_pe: Vec<_> = s
-        .per_pe
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            let (messages_sent, bytes_sent) = p.sent();
-            serde_json::json!({
-                "pe": k,
-                "reductions": p.reductions,
-                "allocated_bytes": p.allocated_bytes,
-                "gcs": p.gcs,
-                "copied_bytes": p.copied_bytes,
-                "peak_heap_bytes": p.peak_heap_bytes,
-                "threads": p.threads,
-                "blocked": p.blocked,
-                "sparks_created": p.sparks_created,
-                "sparks_converted": p.sparks_converted,
-                "sparks_fizzled": p.sparks_fizzled,
-                "sparks_overflowed": p.sparks_overflowed,
-                "sparks_exported": p.sparks_exported,
-                "sparks_imported": p.sparks_imported,
-                "fish_sent": p.fish_sent,
-                "fish_forwarded": p.fish_forwarded,
-                "fish_failed": p.fish_failed,
-                "fetches": p.fetches,
-                "messages_sent": messages_sent,
-                "bytes_sent": bytes_sent,
-                "busy_s": p.busy_s,
-                "idle_s": p.idle_s,
-                "blocked_s": p.blocked_s,
-            })
-        })
-        .collect();
-    let messages: serde_json::Map<String, serde_json::Value> = s
-        .messages
-        .iter()
-        .map(|(k, (c, b))| (k.to_string(), serde_json::json!({"count": c, "bytes": b})))
-        .collect();
-    serde_json::json!({
-        "engine": s.engine,
-        "pes": s.pes,
-        "wall_time_s": wall.as_secs_f64(),
-        "virtual_time_s": s.virtual_time,
-        "per_pe": per_pe,
-        "messages": messages,
-    })
-    .to_string()
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -315,13 +296,15 @@ fn run(cli: Cli) -> Result<(), ()> {
         Command::Run {
             file,
             machine,
+            compiler,
             args,
         } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let config = machine
                 .config(&file, args)
                 .map_err(|e| eprintln!("gph: {e}"))?;
-            let (program, sources, mut diagnostics) = gph_compiler::compile(&src);
+            let (program, sources, mut diagnostics) =
+                gph_compiler::compile(&src, &compiler.options());
             // Warnings are `gph check`'s business; a run shows only errors.
             diagnostics.retain(Diagnostic::is_error);
             if report(&sources, &diagnostics) {
@@ -342,8 +325,16 @@ fn run(cli: Cli) -> Result<(), ()> {
                 gph_runtime::Exit::ExitWith(code) => std::process::exit(code),
             }
         }
-        Command::Repl { file, machine } => repl::repl(file, machine),
-        Command::Dump { stage, file } => {
+        Command::Repl {
+            file,
+            machine,
+            compiler,
+        } => repl::repl(file, machine, compiler),
+        Command::Dump {
+            stage,
+            file,
+            compiler,
+        } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let stage = match stage {
                 Stage::Tokens => gph_compiler::Stage::Tokens,
@@ -355,7 +346,7 @@ fn run(cli: Cli) -> Result<(), ()> {
                 Stage::Sc => gph_compiler::Stage::Sc,
                 Stage::Code => gph_compiler::Stage::Code,
             };
-            let result = gph_compiler::dump(&src, stage);
+            let result = gph_compiler::dump(&src, stage, &compiler.options());
             let failed = report(&result.sources, &result.diagnostics);
             if let Some(out) = result.output {
                 print!("{out}");

@@ -44,8 +44,18 @@ fn case(file: &Path) -> Case {
 
 /// Runs every golden program with the extra `gph run` flags, two at a time.
 fn run_all(extra: &[&str]) -> Vec<String> {
+    // A collection every few allocations costs time proportional to the
+    // live heap each time: the whole programs (`prog_`, 150-400 lines,
+    // up to 120 s each) are left to the other configurations; the short
+    // programs exercise every kind of GC root.
+    let stress = extra.contains(&"--gc-stress");
     let cases: Vec<Case> = programs_in("tests/programs")
         .iter()
+        .filter(|f| {
+            !(stress
+                && f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("prog_")))
+        })
         .map(|f| case(f))
         .collect();
     assert!(cases.len() >= 40, "expected the corpus in tests/programs");
@@ -113,13 +123,30 @@ fn golden_programs_survive_gc_stress() {
     );
 }
 
-/// Collections while global addresses, FetchMes and packets are about.
+/// Collections while global addresses, FetchMes and packed graphs are about.
 #[test]
 fn golden_programs_survive_gc_stress_on_simulated_pes() {
     assert_none(
         run_all(&["--gc-stress", "--engine", "sim", "--pes", "4"]),
         "with a collection every few allocations on 4 simulated PEs",
     );
+}
+
+/// `-O0` is the reference the optimiser is compared with: the same output
+/// on one PE, on 4 threads PEs and on 7 simulated PEs.
+#[test]
+fn golden_programs_print_the_same_unoptimised() {
+    let mut failures = Vec::new();
+    for pes in [
+        &["--pes", "1"][..],
+        &["--pes", "4"],
+        &["--engine", "sim", "--pes", "7"],
+    ] {
+        let mut flags = vec!["-O0"];
+        flags.extend_from_slice(pes);
+        failures.extend(run_all(&flags));
+    }
+    assert_none(failures, "at -O0 on 1, 4 (threads) and 7 simulated PEs");
 }
 
 #[test]

@@ -58,7 +58,7 @@
 //!   matching `p`.
 //! * A newtype constructor is erased: matching it never fails, and as an
 //!   expression it is the identity.
-//! * List comprehensions become `Prelude.concatMap`.
+//! * List comprehensions become local loops (see `comprehension_onto`).
 //! * A failing match calls `Prelude.patternMatchFail "LOC|CONTEXT"` with
 //!   GHC's location and context: `function f` (the span of all its
 //!   equations), `case`, `lambda`, or, for a lazy pattern or a pattern
@@ -449,25 +449,38 @@ impl<'s> Desugar<'s> {
     }
 
     fn comprehension(&mut self, head: &elab::Expr, quals: &[Stmt]) -> Expr {
+        self.comprehension_onto(head, quals, Expr::Con(Sym::from("[]")))
+    }
+
+    /// `[head | quals] ++ tail`, without building the left list (the
+    /// translation of Wadler's chapter in Peyton Jones 1987, as GHC's
+    /// desugarer without fusion): a generator `p <- l` becomes a local loop
+    /// `go [] = tail; go (x : us) = case x of p -> [head | rest] ++ go us;
+    /// _ -> go us`, a guard `if b then [head | rest] ++ tail else tail`.
+    /// A rejected element is a tail call of the loop, so a long run of them
+    /// takes no stack (with `concatMap`, `[] ++ go us` left an update frame
+    /// per element).
+    fn comprehension_onto(&mut self, head: &elab::Expr, quals: &[Stmt], tail: Expr) -> Expr {
         gph_syntax::stack::guard();
         let Some((q, rest)) = quals.split_first() else {
             let h = self.expr(head);
-            return Expr::app(
-                Expr::Con(Sym::from(":")),
-                vec![h, Expr::Con(Sym::from("[]"))],
-            );
+            return Expr::app(Expr::Con(Sym::from(":")), vec![h, tail]);
         };
         match q {
             Stmt::Expr(g) => {
                 let c = self.expr(g);
-                let t = self.comprehension(head, rest);
-                self.if_then_else(c, t, Expr::Con(Sym::from("[]")))
+                let t = self.comprehension_onto(head, rest, tail.clone());
+                self.if_then_else(c, t, tail)
             }
-            Stmt::Let(bs, _) => self.let_group(bs, |d| d.comprehension(head, rest)),
+            Stmt::Let(bs, _) => self.let_group(bs, |d| d.comprehension_onto(head, rest, tail)),
             Stmt::Bind(p, l, span) => {
                 let list = self.expr(l);
-                let v = self.fresh("x");
-                let cont = CompRest(head, rest);
+                let go = self.fresh("go");
+                let xs = self.fresh("xs");
+                let x = self.fresh("x");
+                let us = self.fresh("us");
+                let next = Expr::app(Expr::Local(go.clone()), vec![Expr::Local(us.clone())]);
+                let cont = CompRest(head, rest, next.clone());
                 let row = Row {
                     pats: vec![p.clone()],
                     env: vec![],
@@ -475,15 +488,31 @@ impl<'s> Desugar<'s> {
                     body: Body::Cont(&cont),
                     span: *span,
                 };
-                let body = self.match_top(
-                    std::slice::from_ref(&v),
-                    vec![row],
-                    Expr::Con(Sym::from("[]")),
+                let cons = self.match_top(std::slice::from_ref(&x), vec![row], next, None);
+                let scrutinee = self.fresh("c");
+                let body = Expr::Case(
+                    Box::new(Expr::Local(xs.clone())),
+                    scrutinee,
+                    vec![
+                        Alt {
+                            con: AltCon::Con(Sym::from("[]")),
+                            vars: vec![],
+                            body: tail,
+                        },
+                        Alt {
+                            con: AltCon::Con(Sym::from(":")),
+                            vars: vec![x, us],
+                            body: cons,
+                        },
+                    ],
                     None,
                 );
-                Expr::app(
-                    Expr::global("Prelude.concatMap"),
-                    vec![Expr::Lam(vec![v], Box::new(body)), list],
+                Expr::Let(
+                    Box::new(Bind::Rec(vec![(
+                        go.clone(),
+                        Expr::Lam(vec![xs], Box::new(body)),
+                    )])),
+                    Box::new(Expr::app(Expr::Local(go), vec![list])),
                 )
             }
         }
@@ -794,17 +823,33 @@ impl<'s> Desugar<'s> {
         self.match_depth += 1;
         let m = self.match_rows(vars, rows, Expr::Local(fv.clone()));
         self.match_depth -= 1;
-        // Whether the match can fail: looked up at once in a small match;
-        // in a large one (which may hold 5,000 nested matches: a search in
-        // each was quadratic) decided for all at once when the outermost
-        // match is done (`prune_fail_lets`), with the same result.
+        // A call of a known loop on variables (`go us`, the next element
+        // of a comprehension's generator) is copied where it is needed:
+        // bound by a `let`, it would be a thunk, and returning it a new
+        // update frame per skipped element.
+        let cheap = match &fail {
+            Expr::App(f, args) => {
+                matches!(&**f, Expr::Local(_)) && args.iter().all(|a| matches!(a, Expr::Local(_)))
+            }
+            _ => false,
+        };
+        // Otherwise, whether the match can fail: looked up at once in a
+        // small match; in a large one (which may hold 5,000 nested
+        // matches: a search in each was quadratic) decided for all at once
+        // when the outermost match is done (`prune_fail_lets`), with the
+        // same result.
         let mut left = 1000;
-        let found = if self.pending_fails.is_empty() {
-            mentions_within(&m, &fv, &mut left)
-        } else {
+        let found = if cheap || !self.pending_fails.is_empty() {
             None
+        } else {
+            mentions_within(&m, &fv, &mut left)
         };
         let e = match found {
+            _ if cheap => {
+                let mut to = HashMap::new();
+                to.insert(fv.id, fail);
+                crate::simplify::substitute(&m, &to)
+            }
             Some(false) => m,
             Some(true) => Expr::Let(Box::new(Bind::NonRec(fv, fail)), Box::new(m)),
             None => {
@@ -1107,8 +1152,9 @@ impl Signature for Desugar<'_> {
     }
 }
 
-/// The remainder of a comprehension after a generator.
-struct CompRest<'a>(&'a elab::Expr, &'a [Stmt]);
+/// The remainder of a comprehension after a generator, and what follows
+/// its elements (the loop over the generator's other elements).
+struct CompRest<'a>(&'a elab::Expr, &'a [Stmt], Expr);
 
 /// The remainder of a guard after a pattern guard `p <- e`.
 struct GuardRest<'a>(&'a [Stmt], &'a elab::Expr);
@@ -1120,7 +1166,7 @@ trait Continue {
 
 impl Continue for CompRest<'_> {
     fn produce(&self, d: &mut Desugar, _: Expr) -> Expr {
-        d.comprehension(self.0, self.1)
+        d.comprehension_onto(self.0, self.1, self.2.clone())
     }
 }
 

@@ -279,7 +279,10 @@ pub enum Prim {
     GetProgName,
     /// IO. Evaluated Int: ends the program with that exit status.
     ExitWith,
+    /// The number of PEs of the run.
     NoPe,
+    /// The number of the PE that evaluates it, from 1 (the main PE) to
+    /// `NoPe`, as in Eden.
     SelfPe,
 }
 

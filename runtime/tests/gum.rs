@@ -1,22 +1,23 @@
 //! GUM's protocol between PEs driven by hand (no engine): the test moves
-//! every message itself, from a PE's `gum.outbox` to the destination's
-//! `receive` (DESIGN.md "Many PEs").
+//! every message itself, from a PE's outbox (`take_outbox`) to the
+//! destination's `receive` (DESIGN.md "Many PEs").
 
 mod common;
 use common::*;
 
-use gph_runtime::ga::{GlobalAddr, Weight, WHOLE};
-use gph_runtime::grid::PeId;
-use gph_runtime::heap::{h_info, h_size, header, kind, Heap, Ptr};
-use gph_runtime::io::Io;
-use gph_runtime::load::{load, Loaded};
-use gph_runtime::message::{Kind, Message};
-use gph_runtime::pack;
-use gph_runtime::pe::{Pe, Step};
-use gph_runtime::thread::Thread;
-
-/// Hops a FISH makes before it goes home (gum.rs's FISH_LIFE).
-const FISH_LIFE: u32 = 10;
+use gph_runtime::machine::heap::{h_info, h_size, header, kind, Heap, Ptr};
+use gph_runtime::machine::io::Io;
+use gph_runtime::machine::load::{load, Loaded};
+use gph_runtime::machine::pe::Pe;
+use gph_runtime::machine::scheduler::Step;
+use gph_runtime::machine::thread::Thread;
+use gph_runtime::parallel::ga::{GlobalAddr, Weight, WHOLE};
+use gph_runtime::parallel::gum::message::Message;
+use gph_runtime::parallel::ids::PeId;
+use gph_runtime::parallel::pack;
+use gph_runtime::parallel::policy::gum::FISH_LIFE;
+use gph_runtime::parallel::protocol::envelope::Envelope;
+use gph_runtime::parallel::protocol::Kind;
 
 /// A tiny program: a one-field constructor, a thunk supercombinator, and
 /// a main that uses them.
@@ -79,10 +80,10 @@ fn make_pes<'p>(l: &'p Loaded<'p>, n: usize) -> Vec<Pe<'p, 'static>> {
 fn alloc(pe: &mut Pe, h: u64, words: &[u64]) -> Ptr {
     pe.ensure(&mut Thread::empty(), Heap::node_words(h))
         .unwrap();
-    pe.heap.alloc_node(h, words).unwrap()
+    pe.heap_mut().alloc_node(h, words).unwrap()
 }
 
-/// Unpacks `packet` in `pe`'s heap (after making room, as gum.rs does).
+/// Unpacks `graph` in `pe`'s heap (after making room, as gum.rs does).
 /// On `pe`: a thunk T (of 7) in a Box; (T, the Box).
 fn boxed_thunk(prog: &Prog, l: &Loaded, pe: &mut Pe) -> (Ptr, Ptr) {
     let seven = l.int_box(7).unwrap();
@@ -91,22 +92,13 @@ fn boxed_thunk(prog: &Prog, l: &Loaded, pe: &mut Pe) -> (Ptr, Ptr) {
     (t, c)
 }
 
-fn unpack(pe: &mut Pe, packet: &[u64]) -> pack::Unpacked {
-    let words = pack::unpack_words(packet).unwrap();
-    pe.ensure(&mut Thread::empty(), words).unwrap();
-    pack::unpack(&mut pe.heap, &mut pe.ga, &mut pe.raised, packet).unwrap()
+fn unpack(pe: &mut Pe, graph: &[u64]) -> pack::Unpacked {
+    pe.unpack_graph(graph).unwrap()
 }
 
 /// Packs the graph at `root` on `pe` (thunks stay home as FetchMes).
 fn pack_here(pe: &mut Pe, root: Ptr) -> Vec<u64> {
-    pack::pack(
-        &mut pe.heap,
-        &mut pe.ga,
-        &pe.raised,
-        root,
-        pack::Moves::NONE,
-        4096,
-    )
+    pe.pack_graph(root, pack::Moves::NONE)
 }
 
 /// A message in flight.
@@ -115,24 +107,25 @@ struct Sent {
     from: usize,
     to: usize,
     msg: Message,
-    bytes: Vec<u8>,
+    env: Envelope,
 }
 
 /// Empties `pes[from]`'s outbox (decoding every message).
 fn take(pes: &mut [Pe], from: usize) -> Vec<Sent> {
-    std::mem::take(&mut pes[from].gum.outbox)
+    pes[from]
+        .take_outbox()
         .into_iter()
-        .map(|(to, bytes)| Sent {
+        .map(|env| Sent {
             from,
-            to: to.0 as usize,
-            msg: Message::decode(&bytes).unwrap(),
-            bytes,
+            to: env.to.0 as usize,
+            msg: Message::decode(&env.payload).unwrap(),
+            env,
         })
         .collect()
 }
 
 fn deliver(pes: &mut [Pe], s: &Sent) {
-    pes[s.to].receive(&s.bytes).unwrap();
+    pes[s.to].receive(&s.env).unwrap();
 }
 
 /// Delivers messages (oldest first) until no PE has any to send; the log
@@ -164,8 +157,8 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     let l = load(&prog.p).unwrap();
     let mut pes = make_pes(&l, 2);
     assert_eq!(pes[1].step(None).unwrap(), Step::Idle);
-    assert!(pes[1].gum.fish_out);
-    assert_eq!(pes[1].counters.fish_sent, 1);
+    assert!(pes[1].fishing());
+    assert_eq!(pes[1].stats().fish_sent, 1);
     let out = take(&mut pes, 1);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].to, 0);
@@ -178,7 +171,7 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     );
     // One FISH out at a time.
     assert_eq!(pes[1].step(None).unwrap(), Step::Idle);
-    assert!(pes[1].gum.outbox.is_empty());
+    assert!(pes[1].take_outbox().is_empty());
 
     // PE0 has no sparks, and with two PEs there is nobody to forward to.
     deliver(&mut pes, &out[0]);
@@ -192,17 +185,17 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
             ..
         }
     ));
-    assert_eq!(pes[0].counters.fish_forwarded, 0);
+    assert_eq!(pes[0].stats().fish_forwarded, 0);
 
     deliver(&mut pes, &back[0]);
-    assert!(!pes[1].gum.fish_out);
-    assert_eq!(pes[1].counters.fish_failed, 1);
-    assert!(pes[1].gum.outbox.is_empty());
-    assert!(pes[0].gum.outbox.is_empty());
+    assert!(!pes[1].fishing());
+    assert_eq!(pes[1].stats().fish_failed, 1);
+    assert!(pes[1].take_outbox().is_empty());
+    assert!(pes[0].take_outbox().is_empty());
     // Idle again, PE1 fishes again.
     pes[1].step(None).unwrap();
     assert_eq!(kinds(&take(&mut pes, 1)), vec![Kind::Fish]);
-    assert_eq!(pes[1].counters.fish_sent, 2);
+    assert_eq!(pes[1].stats().fish_sent, 2);
 }
 
 #[test]
@@ -228,13 +221,13 @@ fn a_fish_is_forwarded_and_comes_home_after_its_life_on_three_pes() {
     let last = log.last().unwrap();
     assert_eq!(last.to, 1);
     assert_ne!(last.from, 1);
-    let forwarded = pes[0].counters.fish_forwarded + pes[2].counters.fish_forwarded;
+    let forwarded = pes[0].stats().fish_forwarded + pes[2].stats().fish_forwarded;
     assert_eq!(forwarded, FISH_LIFE as u64);
-    assert_eq!(pes[1].counters.fish_forwarded, 0);
-    assert!(!pes[1].gum.fish_out);
-    assert_eq!(pes[1].counters.fish_failed, 1);
-    assert_eq!(pes[1].counters.fish_sent, 1);
-    assert_eq!(pes[0].counters.fish_failed + pes[2].counters.fish_failed, 0);
+    assert_eq!(pes[1].stats().fish_forwarded, 0);
+    assert!(!pes[1].fishing());
+    assert_eq!(pes[1].stats().fish_failed, 1);
+    assert_eq!(pes[1].stats().fish_sent, 1);
+    assert_eq!(pes[0].stats().fish_failed + pes[2].stats().fish_failed, 0);
 }
 
 // ------------------------------------------------------------ 2. FETCH
@@ -253,20 +246,20 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
         header(kind::CON, 1, prog.boxc.0),
         &[x.0 as u64],
     );
-    let packet = pack_here(&mut pes[0], c);
-    assert_eq!(pes[0].ga.owned_count(), 1);
-    let u = unpack(&mut pes[1], &packet);
-    assert_eq!(pes[1].heap.kind(u.root), kind::CON);
-    let fm = pes[1].heap.field(u.root, 0);
-    assert_eq!(pes[1].heap.kind(fm), kind::FETCHME);
-    let remote = pes[1].ga.remote(h_info(pes[1].heap.hdr(fm))).clone();
-    assert_eq!(pes[0].ga.owned_node(remote.ga.slot), Some(x));
+    let graph = pack_here(&mut pes[0], c);
+    assert_eq!(pes[0].ga().owned_count(), 1);
+    let u = unpack(&mut pes[1], &graph);
+    assert_eq!(pes[1].heap().kind(u.root), kind::CON);
+    let fm = pes[1].heap().field(u.root, 0);
+    assert_eq!(pes[1].heap().kind(fm), kind::FETCHME);
+    let remote = pes[1].ga().remote(h_info(pes[1].heap().hdr(fm))).clone();
+    assert_eq!(pes[0].ga().owned_node(remote.ga.slot), Some(x));
 
     // A thread on PE1 enters the FetchMe: it blocks, and PE1 sends a FETCH.
     pes[1].spawn(l.spark_entry, &[fm]);
     assert!(matches!(pes[1].step(None).unwrap(), Step::Ran(_)));
-    assert_eq!(pes[1].counters.fetches, 1);
-    assert_eq!(pes[1].blocked.len(), 1);
+    assert_eq!(pes[1].stats().fetches, 1);
+    assert_eq!(pes[1].blocked_threads(), 1);
     let out = take(&mut pes, 1);
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0].to, 0);
@@ -275,12 +268,12 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     };
     assert_eq!(target, remote.ga);
     assert_eq!(reply.pe, PeId(1));
-    assert_eq!(pes[1].ga.owned_node(reply.slot), Some(fm));
+    assert_eq!(pes[1].ga().owned_node(reply.slot), Some(fm));
 
     // PE0: the FETCH finds the black hole and waits, also across a round
     // of the scheduler and a GC on either side.
     deliver(&mut pes, &out[0]);
-    assert!(pes[0].gum.outbox.is_empty());
+    assert!(pes[0].take_outbox().is_empty());
     assert_eq!(pes[0].step(None).unwrap(), Step::Idle);
     let quiet = take(&mut pes, 0);
     assert!(
@@ -289,16 +282,16 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     );
     pes[0].gc(&mut Thread::empty(), 0).unwrap();
     pes[1].gc(&mut Thread::empty(), 0).unwrap();
-    assert!(pes[0].gum.outbox.is_empty() && pes[1].gum.outbox.is_empty());
-    let x = pes[0].ga.owned_node(target.slot).unwrap();
-    assert_eq!(pes[0].heap.kind(x), kind::BLACKHOLE);
-    let fm = pes[1].ga.owned_node(reply.slot).unwrap();
-    assert_eq!(pes[1].heap.kind(fm), kind::FETCHME);
+    assert!(pes[0].take_outbox().is_empty() && pes[1].take_outbox().is_empty());
+    let x = pes[0].ga().owned_node(target.slot).unwrap();
+    assert_eq!(pes[0].heap().kind(x), kind::BLACKHOLE);
+    let fm = pes[1].ga().owned_node(reply.slot).unwrap();
+    assert_eq!(pes[1].heap().kind(fm), kind::FETCHME);
 
     // The black hole is updated: the FETCH is answered in the next round.
     let val = alloc(&mut pes[0], header(kind::INT, 1, 0), &[1000]);
     pes[0].update(x, val);
-    assert!(pes[0].gum.outbox.is_empty());
+    assert!(pes[0].take_outbox().is_empty());
     pes[0].step(None).unwrap();
     let out = take(&mut pes, 0);
     let resumes: Vec<&Sent> = out
@@ -311,31 +304,31 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
 
     // PE1: the FetchMe is now the Int, and its thread runs again.
     deliver(&mut pes, resumes[0]);
-    let v = pes[1].heap.deref(fm);
-    assert_eq!(pes[1].heap.kind(v), kind::INT);
-    assert_eq!(pes[1].heap.word(v, 0), 1000);
-    assert!(pes[1].blocked.is_empty());
-    assert_eq!(pes[1].run_queue.len(), 1);
+    let v = pes[1].heap().deref(fm);
+    assert_eq!(pes[1].heap().kind(v), kind::INT);
+    assert_eq!(pes[1].heap().word(v, 0), 1000);
+    assert!((pes[1].blocked_threads() == 0));
+    assert_eq!(pes[1].runnable_threads(), 1);
     assert_eq!(
-        pes[1].ga.owned_count(),
+        pes[1].ga().owned_count(),
         0,
         "the reply address got its weight back"
     );
     // The address now names the copy (so it resolves here if it arrives
     // again) until the copy dies: then its weight goes home, and X is no
     // longer global.
-    assert_eq!(pes[1].ga.remote_count(), 1);
-    let again = pes[1].ga.arrive(target, Weight(0)).unwrap().unwrap();
-    assert_eq!(pes[1].heap.word(pes[1].heap.deref(again), 0), 1000);
+    assert_eq!(pes[1].ga().remote_count(), 1);
+    let again = pes[1].ga_mut().arrive(target, Weight(0)).unwrap().unwrap();
+    assert_eq!(pes[1].heap().word(pes[1].heap().deref(again), 0), 1000);
     assert!(take(&mut pes, 1).is_empty());
     assert!(matches!(pes[1].step(None).unwrap(), Step::Ran(_)));
-    assert!(pes[1].run_queue.is_empty() && pes[1].blocked.is_empty());
+    assert!((pes[1].runnable_threads() == 0) && (pes[1].blocked_threads() == 0));
     pes[1].gc(&mut Thread::empty(), 0).unwrap();
-    assert_eq!(pes[1].ga.remote_count(), 0);
+    assert_eq!(pes[1].ga().remote_count(), 0);
     let frees = take(&mut pes, 1);
     assert_eq!(kinds(&frees), vec![Kind::Free]);
     deliver(&mut pes, &frees[0]);
-    assert_eq!(pes[0].ga.owned_count(), 0);
+    assert_eq!(pes[0].ga().owned_count(), 0);
 }
 
 // ------------------------------------------------------------ 3. GC and FREE
@@ -349,28 +342,28 @@ fn gc_collects_a_global_closure_once_no_remote_reference_is_left() {
     // PE0 sends Box T to PE1, T a thunk: T stays home behind a global
     // address.
     let (t, c) = boxed_thunk(&prog, &l, &mut pes[0]);
-    let t_words = 1 + h_size(pes[0].heap.hdr(t));
-    let packet = pack_here(&mut pes[0], c);
-    assert_eq!(pes[0].ga.owned_count(), 1);
-    let u = unpack(&mut pes[1], &packet);
-    let fm = pes[1].heap.field(u.root, 0);
-    assert_eq!(pes[1].heap.kind(fm), kind::FETCHME);
-    let ga = pes[1].ga.remote(h_info(pes[1].heap.hdr(fm))).ga;
+    let t_words = 1 + h_size(pes[0].heap().hdr(t));
+    let graph = pack_here(&mut pes[0], c);
+    assert_eq!(pes[0].ga().owned_count(), 1);
+    let u = unpack(&mut pes[1], &graph);
+    let fm = pes[1].heap().field(u.root, 0);
+    assert_eq!(pes[1].heap().kind(fm), kind::FETCHME);
+    let ga = pes[1].ga().remote(h_info(pes[1].heap().hdr(fm))).ga;
     assert_eq!(ga.pe, PeId(0));
-    assert_eq!(pes[0].ga.owned_node(ga.slot), Some(t));
+    assert_eq!(pes[0].ga().owned_node(ga.slot), Some(t));
 
     // While PE1 holds it, T is a root on PE0 (nothing else refers to it).
     pes[0].gc(&mut Thread::empty(), 0).unwrap();
-    let t = pes[0].ga.owned_node(ga.slot).expect("T is still global");
-    assert_eq!(pes[0].heap.kind(t), kind::THUNK);
-    assert_eq!(h_info(pes[0].heap.hdr(t)), prog.thunk.0);
-    let live = pes[0].heap.live_words();
+    let t = pes[0].ga().owned_node(ga.slot).expect("T is still global");
+    assert_eq!(pes[0].heap().kind(t), kind::THUNK);
+    assert_eq!(h_info(pes[0].heap().hdr(t)), prog.thunk.0);
+    let live = pes[0].heap().live_words();
     assert!(live >= t_words);
-    assert!(pes[0].gum.outbox.is_empty());
+    assert!(pes[0].take_outbox().is_empty());
 
     // PE1 drops the Box: its GC sends the FetchMe's weight home.
     pes[1].gc(&mut Thread::empty(), 0).unwrap();
-    assert_eq!(pes[1].ga.remote_count(), 0);
+    assert_eq!(pes[1].ga().remote_count(), 0);
     let out = take(&mut pes, 1);
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0].to, 0);
@@ -381,12 +374,12 @@ fn gc_collects_a_global_closure_once_no_remote_reference_is_left() {
     assert_eq!(weights[0].0, ga.slot);
 
     deliver(&mut pes, &out[0]);
-    assert_eq!(pes[0].ga.owned_count(), 0);
-    assert_eq!(pes[0].ga.owned_node(ga.slot), None);
-    assert!(pes[0].gum.outbox.is_empty());
+    assert_eq!(pes[0].ga().owned_count(), 0);
+    assert_eq!(pes[0].ga().owned_node(ga.slot), None);
+    assert!(pes[0].take_outbox().is_empty());
     pes[0].gc(&mut Thread::empty(), 0).unwrap();
     assert_eq!(
-        pes[0].heap.live_words(),
+        pes[0].heap().live_words(),
         live - t_words,
         "T survived the GC"
     );
@@ -398,13 +391,13 @@ fn gc_collects_a_global_closure_once_no_remote_reference_is_left() {
 /// in the messages `flying`.
 fn weight_everywhere(pes: &[Pe], ga: GlobalAddr, flying: &[Sent]) -> u64 {
     let home = pes[ga.pe.0 as usize]
-        .ga
+        .ga()
         .owned_weight(ga.slot)
         .expect("the slot is live")
         .0;
     let held: u64 = pes
         .iter()
-        .filter_map(|pe| pe.ga.remote_of(ga).map(|i| pe.ga.remote(i).weight.0))
+        .filter_map(|pe| pe.ga().remote_of(ga).map(|i| pe.ga().remote(i).weight.0))
         .sum();
     let in_flight: u64 = flying
         .iter()
@@ -431,33 +424,33 @@ fn weight_is_conserved_through_a_round_trip() {
     // PE0 → PE1, twice (the second copy shares PE1's FetchMe).
     let p1 = pack_here(&mut pes[0], c);
     let u1 = unpack(&mut pes[1], &p1);
-    let fm1 = pes[1].heap.field(u1.root, 0);
-    let ga = pes[1].ga.remote(h_info(pes[1].heap.hdr(fm1))).ga;
-    assert_eq!(pes[0].ga.owned_weight(ga.slot).unwrap().0, WHOLE.0 / 2);
+    let fm1 = pes[1].heap().field(u1.root, 0);
+    let ga = pes[1].ga().remote(h_info(pes[1].heap().hdr(fm1))).ga;
+    assert_eq!(pes[0].ga().owned_weight(ga.slot).unwrap().0, WHOLE.0 / 2);
     assert_eq!(weight_everywhere(&pes, ga, &[]), WHOLE.0);
     let p1b = pack_here(&mut pes[0], c);
     let u1b = unpack(&mut pes[1], &p1b);
-    assert_eq!(pes[1].heap.field(u1b.root, 0), fm1);
-    assert_eq!(pes[1].ga.remote_count(), 1);
+    assert_eq!(pes[1].heap().field(u1b.root, 0), fm1);
+    assert_eq!(pes[1].ga().remote_count(), 1);
     assert_eq!(weight_everywhere(&pes, ga, &[]), WHOLE.0);
 
     // PE1 → PE2: PE1 splits its weight.
     let p2 = pack_here(&mut pes[1], u1.root);
     let u2 = unpack(&mut pes[2], &p2);
     assert_eq!(
-        pes[2].heap.kind(pes[2].heap.field(u2.root, 0)),
+        pes[2].heap().kind(pes[2].heap().field(u2.root, 0)),
         kind::FETCHME
     );
     assert_eq!(weight_everywhere(&pes, ga, &[]), WHOLE.0);
 
     // PE2 → PE0: the FetchMe is T again at home, its weight with it.
     let p0 = pack_here(&mut pes[2], u2.root);
-    let home_before = pes[0].ga.owned_weight(ga.slot).unwrap().0;
+    let home_before = pes[0].ga().owned_weight(ga.slot).unwrap().0;
     let u0 = unpack(&mut pes[0], &p0);
-    assert_eq!(pes[0].heap.field(u0.root, 0), t);
-    assert!(pes[0].ga.owned_weight(ga.slot).unwrap().0 > home_before);
+    assert_eq!(pes[0].heap().field(u0.root, 0), t);
+    assert!(pes[0].ga().owned_weight(ga.slot).unwrap().0 > home_before);
     assert_eq!(weight_everywhere(&pes, ga, &[]), WHOLE.0);
-    assert_eq!(pes[0].ga.owned_count(), 1);
+    assert_eq!(pes[0].ga().owned_count(), 1);
 
     // PE1 and PE2 drop everything: their GCs send FREEs (counted while
     // they fly).
@@ -467,7 +460,7 @@ fn weight_is_conserved_through_a_round_trip() {
     pes[2].gc(&mut Thread::empty(), 0).unwrap();
     flying.extend(take(&mut pes, 2));
     assert_eq!(kinds(&flying), vec![Kind::Free, Kind::Free]);
-    assert_eq!(pes[1].ga.remote_count() + pes[2].ga.remote_count(), 0);
+    assert_eq!(pes[1].ga().remote_count() + pes[2].ga().remote_count(), 0);
     assert_eq!(weight_everywhere(&pes, ga, &flying), WHOLE.0);
 
     let last = flying.pop().unwrap();
@@ -476,10 +469,10 @@ fn weight_is_conserved_through_a_round_trip() {
         weight_everywhere(&pes, ga, std::slice::from_ref(&last)),
         WHOLE.0
     );
-    assert_eq!(pes[0].ga.owned_count(), 1);
+    assert_eq!(pes[0].ga().owned_count(), 1);
     // The last piece home: the slot is whole, hence freed.
     deliver(&mut pes, &last);
-    assert_eq!(pes[0].ga.owned_weight(ga.slot), None);
-    assert_eq!(pes[0].ga.owned_count(), 0);
-    assert!(pes.iter().all(|pe| pe.gum.outbox.is_empty()));
+    assert_eq!(pes[0].ga().owned_weight(ga.slot), None);
+    assert_eq!(pes[0].ga().owned_count(), 0);
+    assert!(pes.iter_mut().all(|pe| pe.take_outbox().is_empty()));
 }

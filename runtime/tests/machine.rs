@@ -11,7 +11,7 @@ fn nfib_unboxed() {
     let o = run(&nfib_program(25));
     assert_eq!(o.out, "242785");
     // main + one entry per nfib call
-    assert_eq!(o.stats.reductions, 242785 + 1);
+    assert_eq!(o.stats.total.reductions, 242785 + 1);
 }
 
 #[test]
@@ -396,7 +396,7 @@ fn caf_is_evaluated_once() {
     let o = run_both(&a.p);
     assert_eq!(o.out, "43782");
     // main, the CAF once, and 21891 nfib calls
-    assert_eq!(o.stats.reductions, 1 + 1 + 21891);
+    assert_eq!(o.stats.total.reductions, 1 + 1 + 21891);
 }
 
 #[test]
@@ -529,12 +529,15 @@ fn long_lazy_list_runs_in_flat_memory() {
     let o = run(&length_program(10_000_000));
     assert_eq!(o.exit, Exit::Success);
     assert_eq!(o.out, "10000000");
-    assert!(o.stats.gcs > 10, "{:?}", o.stats);
+    assert!(o.stats.total.gcs > 10, "{:?}", o.stats);
     // the heap never grew past its first size
-    assert!(o.stats.peak_heap_bytes <= 8 << 20, "{:?}", o.stats);
+    assert!(o.stats.total.peak_heap_bytes.0 <= 8 << 20, "{:?}", o.stats);
     assert!(o.stats.max_stack_bytes < 4096, "{:?}", o.stats);
     let small = run(&length_program(1000));
-    assert_eq!(small.stats.peak_heap_bytes, o.stats.peak_heap_bytes);
+    assert_eq!(
+        small.stats.total.peak_heap_bytes.0,
+        o.stats.total.peak_heap_bytes.0
+    );
 }
 
 #[test]
@@ -597,7 +600,7 @@ fn tail_recursive_loop_in_constant_stack() {
     let o = run(&a.p);
     assert_eq!(o.out, "200000010000000");
     assert!(o.stats.max_stack_bytes < 1024);
-    assert_eq!(o.stats.gcs, 0);
+    assert_eq!(o.stats.total.gcs, 0);
 }
 
 #[test]
@@ -684,7 +687,7 @@ fn heap_exhaustion() {
     // with room it works, and the heap grew
     let o = run(&a.p);
     assert_eq!(o.out, "1000000");
-    assert!(o.stats.peak_heap_bytes > 8 << 20);
+    assert!(o.stats.total.peak_heap_bytes.0 > 8 << 20);
 }
 
 #[test]
@@ -1032,15 +1035,15 @@ fn shared_thunk_blocks_and_wakes() {
         let o = run_with(&a.p, &cfg, &tuning, "");
         assert_eq!(o.exit, Exit::Success);
         assert_eq!(o.out, (57313 + 1973).to_string());
-        assert_eq!(o.stats.threads, 2);
-        assert_eq!(o.stats.sparks_converted, 1);
-        assert_eq!(o.stats.blocked, 1, "{:?}", o.stats);
+        assert_eq!(o.stats.total.threads, 2);
+        assert_eq!(o.stats.total.sparks_converted, 1);
+        assert_eq!(o.stats.total.blocked, 1, "{:?}", o.stats);
     }
     // On one PE with the default policy the spark is never needed: it
     // fizzles, and the result is the same.
     let o = run(&a.p);
     assert_eq!(o.out, (57313 + 1973).to_string());
-    assert_eq!(o.stats.threads, 1);
+    assert_eq!(o.stats.total.threads, 1);
 }
 
 #[test]

@@ -30,9 +30,9 @@ fn perf_nfib() {
             },
             o.out,
             s,
-            o.stats.reductions as f64 / s / 1e6,
-            o.stats.gcs,
-            o.stats.allocated_bytes >> 20
+            o.stats.total.reductions as f64 / s / 1e6,
+            o.stats.total.gcs,
+            o.stats.total.allocated_bytes >> 20
         );
     }
 }

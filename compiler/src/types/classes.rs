@@ -11,8 +11,8 @@ use super::env::{InstInfo, TyConDef};
 use super::tc::{Given, Tc, Wanted, PRELUDE};
 use super::ty::*;
 use gph_syntax::lexer::Sym;
-use std::collections::{HashMap, HashSet};
 use gph_syntax::Diagnostic;
+use std::collections::{HashMap, HashSet};
 
 /// The classes Haskell 2010 calls numeric (defaulting needs one of them).
 const NUMERIC: &[&str] = &[

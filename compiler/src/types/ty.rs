@@ -418,7 +418,7 @@ impl TypeTable {
     }
 
     /// Whether every variable of `t` lives at `level` or outside it.
-    fn closed(&mut self, t: &Type, level: u32) -> bool {
+    pub fn closed(&mut self, t: &Type, level: u32) -> bool {
         gph_syntax::stack::guard();
         let t = self.prune(t);
         match t.ty() {
@@ -470,7 +470,8 @@ impl TypeTable {
                     return Ok(true);
                 }
                 let (f, a) = (f.clone(), a.clone());
-                let ground = self.adjust_ground(v, level, &f)? & self.adjust_ground(v, level, &a)?;
+                let ground =
+                    self.adjust_ground(v, level, &f)? & self.adjust_ground(v, level, &a)?;
                 if ground {
                     self.ground.insert(Rc::as_ptr(&t.0), t.clone());
                 }

@@ -1,0 +1,699 @@
+//! The shape of the simulated machine for the `sim` engine: which PEs
+//! there are, how fast each one computes relative to the others, and how
+//! long a message takes between two of them.
+//!
+//! `--pes N` alone means [`Grid::uniform`]: N identical PEs on a LAN
+//! (0.2 ms, 100 Mbit/s). A grid file (TOML, see `programs/grids/`) describes
+//! clusters of PEs and the links between clusters:
+//!
+//! ```toml
+//! # 4 fast + 4 slow PEs on one LAN
+//! name = "hetero8"          # optional; defaults to the file's name
+//!
+//! [[cluster]]
+//! name = "fast"
+//! pes = 4                   # how many PEs (at least 1)
+//! speed = 1395              # relative CPU speed, any unit (default 1)
+//! latency_ms = 0.2          # between two PEs of this cluster (default 0.2)
+//! bandwidth_mbit = 100      # between two PEs of this cluster (default 100)
+//!
+//! [[cluster]]
+//! name = "slow"
+//! pes = 4
+//! speed = 534
+//! latency_ms = 0.35
+//!
+//! [[link]]
+//! between = ["fast", "slow"]
+//! latency_ms = 0.35
+//! bandwidth_mbit = 100      # optional
+//! ```
+//!
+//! Only the ratios of speeds matter: they are scaled so that the fastest PE
+//! has speed 1.0. Between two clusters without a `[[link]]`, the latency is
+//! the larger of the two clusters' latencies and the bandwidth the smaller
+//! of their bandwidths (the slower network decides); a link without
+//! `bandwidth_mbit` gets that bandwidth too. PEs are numbered in cluster
+//! order from 0, so PE 0 (the main PE) is the first PE of the first cluster.
+//! A grid has 1 to 64 PEs. Unknown keys are errors, so that a misspelt key
+//! is reported rather than silently replaced by its default.
+
+use crate::parallel::ids::PeId;
+use serde::Deserialize;
+use std::path::Path;
+
+/// The most PEs the sim engine simulates.
+const MAX_PES: usize = 64;
+/// A LAN of the papers' era: what `--pes N` and an unspecified cluster get.
+const DEFAULT_LATENCY_MS: f64 = 0.2;
+const DEFAULT_BANDWIDTH_MBIT: f64 = 100.0;
+
+/// The simulated machine, checked and ready for the engine's look-ups.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grid {
+    pub name: String,
+    /// One entry per PE, in cluster order (PEs of the first cluster first).
+    pub pes: Vec<PeSpec>,
+    clusters: Vec<Cluster>,
+    /// `net[a][b]`: the network between a PE of cluster `a` and one of
+    /// cluster `b` (the diagonal is inside a cluster); symmetric.
+    net: Vec<Vec<Net>>,
+}
+
+/// What the engine needs to know about one PE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeSpec {
+    /// Index of the PE's cluster (in the order of the grid file).
+    pub cluster: usize,
+    /// Relative speed, the fastest PE being 1.0: virtual time per unit of
+    /// work is divided by it.
+    pub speed: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Cluster {
+    name: String,
+    pes: usize,
+    /// As written in the file until `build` scales it like the PEs'.
+    speed: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Net {
+    /// Seconds.
+    latency: f64,
+    /// Bytes per second.
+    bandwidth: f64,
+}
+
+impl Net {
+    fn from_file(latency_ms: f64, bandwidth_mbit: f64) -> Net {
+        Net {
+            latency: latency_ms / 1e3,
+            bandwidth: bandwidth_mbit * 1e6 / 8.0,
+        }
+    }
+}
+
+/// A grid file as written, before checking.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileGrid {
+    name: Option<String>,
+    #[serde(default)]
+    cluster: Vec<FileCluster>,
+    #[serde(default)]
+    link: Vec<FileLink>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileCluster {
+    name: String,
+    /// Signed so that `pes = -1` gets our message, not serde's.
+    pes: i64,
+    speed: Option<f64>,
+    latency_ms: Option<f64>,
+    bandwidth_mbit: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLink {
+    between: Vec<String>,
+    latency_ms: f64,
+    bandwidth_mbit: Option<f64>,
+}
+
+impl Grid {
+    /// N identical PEs on a LAN: latency 0.2 ms, 100 Mbit/s.
+    pub fn uniform(n: usize) -> Result<Grid, String> {
+        if n == 0 || n > MAX_PES {
+            return Err(format!(
+                "cannot simulate {n} PEs; the sim engine supports 1 to {MAX_PES}"
+            ));
+        }
+        let cluster = Cluster {
+            name: "lan".into(),
+            pes: n,
+            speed: 1.0,
+        };
+        let net = Net::from_file(DEFAULT_LATENCY_MS, DEFAULT_BANDWIDTH_MBIT);
+        Ok(Grid::build(
+            "uniform".into(),
+            vec![cluster],
+            vec![vec![net]],
+        ))
+    }
+
+    /// Parses a grid file's text (`path` is only for messages).
+    pub fn parse(text: &str, path: &str) -> Result<Grid, String> {
+        let file: FileGrid =
+            toml::from_str(text).map_err(|e| format!("{path}: {}", e.to_string().trim_end()))?;
+        let at = |msg: String| format!("{path}: {msg}");
+        let err = |msg: String| Err(at(msg));
+
+        if file.cluster.is_empty() {
+            return err("no [[cluster]]; a grid has at least one cluster".into());
+        }
+        let mut clusters = Vec::new();
+        let mut inside = Vec::new();
+        let mut total: u64 = 0;
+        for c in &file.cluster {
+            let name = &c.name;
+            if name.trim().is_empty() {
+                return err("a cluster has an empty name".into());
+            }
+            if clusters.iter().any(|k: &Cluster| &k.name == name) {
+                return err(format!(
+                    "two clusters are named `{name}`; cluster names must be unique"
+                ));
+            }
+            if c.pes < 1 {
+                return err(format!(
+                    "cluster `{name}` has {} PEs; a cluster has at least 1",
+                    c.pes
+                ));
+            }
+            total = total.saturating_add(c.pes as u64);
+            let speed = c.speed.unwrap_or(1.0);
+            if !(speed > 0.0 && speed.is_finite()) {
+                return err(format!(
+                    "cluster `{name}` has speed {speed}; speeds must be positive"
+                ));
+            }
+            let latency = c.latency_ms.unwrap_or(DEFAULT_LATENCY_MS);
+            check_latency(latency, &format!("cluster `{name}`")).map_err(at)?;
+            let bandwidth = c.bandwidth_mbit.unwrap_or(DEFAULT_BANDWIDTH_MBIT);
+            check_bandwidth(bandwidth, &format!("cluster `{name}`")).map_err(at)?;
+            clusters.push(Cluster {
+                name: name.clone(),
+                pes: c.pes as usize,
+                speed,
+            });
+            inside.push((latency, bandwidth));
+        }
+        if total > MAX_PES as u64 {
+            return err(format!(
+                "the grid has {total} PEs; the sim engine supports at most {MAX_PES}"
+            ));
+        }
+
+        // Defaults first (the slower network of the two), then the links.
+        let k = clusters.len();
+        let mut net: Vec<Vec<Net>> = (0..k)
+            .map(|a| {
+                (0..k)
+                    .map(|b| {
+                        let (la, ba) = inside[a];
+                        let (lb, bb) = inside[b];
+                        Net::from_file(la.max(lb), ba.min(bb))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut linked: Vec<(usize, usize)> = Vec::new();
+        for l in &file.link {
+            let [a, b] = l.between.as_slice() else {
+                return err(format!(
+                    "a [[link]] has between = {:?}; it names exactly two clusters",
+                    l.between
+                ));
+            };
+            let index = |n: &str| {
+                clusters.iter().position(|c| c.name == n).ok_or_else(|| {
+                    format!("{path}: a [[link]] names cluster `{n}`, which the grid does not have")
+                })
+            };
+            let (ia, ib) = (index(a)?, index(b)?);
+            if ia == ib {
+                return err(format!(
+                    "a [[link]] joins cluster `{a}` to itself; set the cluster's own latency_ms instead"
+                ));
+            }
+            let key = (ia.min(ib), ia.max(ib));
+            if linked.contains(&key) {
+                return err(format!(
+                    "two [[link]]s between `{a}` and `{b}`; give each pair of clusters at most one"
+                ));
+            }
+            linked.push(key);
+            let what = format!("the link between `{a}` and `{b}`");
+            check_latency(l.latency_ms, &what).map_err(at)?;
+            let bandwidth = match l.bandwidth_mbit {
+                Some(bw) => {
+                    check_bandwidth(bw, &what).map_err(at)?;
+                    bw
+                }
+                None => inside[ia].1.min(inside[ib].1),
+            };
+            let n = Net::from_file(l.latency_ms, bandwidth);
+            net[ia][ib] = n;
+            net[ib][ia] = n;
+        }
+
+        let name = match file.name {
+            Some(n) if !n.trim().is_empty() => n,
+            Some(_) => return err("the grid's name is empty".into()),
+            None => Path::new(path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "grid".into()),
+        };
+        Ok(Grid::build(name, clusters, net))
+    }
+
+    /// Reads and parses a grid file.
+    pub fn load(path: &Path) -> Result<Grid, String> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{shown}: cannot read the grid file: {e}"))?;
+        Grid::parse(&text, &shown)
+    }
+
+    /// The one place that scales speeds and lays out the PEs, for both
+    /// `uniform` and grid files.
+    fn build(name: String, mut clusters: Vec<Cluster>, net: Vec<Vec<Net>>) -> Grid {
+        let fastest = clusters.iter().map(|c| c.speed).fold(0.0, f64::max);
+        for c in &mut clusters {
+            c.speed /= fastest;
+        }
+        let pes = clusters
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                std::iter::repeat_n(
+                    PeSpec {
+                        cluster: i,
+                        speed: c.speed,
+                    },
+                    c.pes,
+                )
+            })
+            .collect();
+        Grid {
+            name,
+            pes,
+            clusters,
+            net,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.pes.len()
+    }
+
+    /// Always false for a grid that was built (a grid has at least one PE);
+    /// here because `len` is.
+    pub fn is_empty(&self) -> bool {
+        self.pes.is_empty()
+    }
+
+    /// Relative speed of a PE, the fastest being 1.0.
+    pub fn speed(&self, pe: PeId) -> f64 {
+        self.pes[pe.0 as usize].speed
+    }
+
+    fn net(&self, from: PeId, to: PeId) -> Net {
+        let a = self.pes[from.0 as usize].cluster;
+        let b = self.pes[to.0 as usize].cluster;
+        self.net[a][b]
+    }
+
+    /// One-way latency between two PEs, in seconds (0 for pe to itself).
+    pub fn latency(&self, from: PeId, to: PeId) -> f64 {
+        if from == to {
+            0.0
+        } else {
+            self.net(from, to).latency
+        }
+    }
+
+    /// Bandwidth between two PEs, in bytes per second (infinite from a PE to
+    /// itself, so that a local message costs nothing).
+    pub fn bandwidth(&self, from: PeId, to: PeId) -> f64 {
+        if from == to {
+            f64::INFINITY
+        } else {
+            self.net(from, to).bandwidth
+        }
+    }
+
+    /// Time for a message of `bytes` bytes from `from` to `to` to arrive, in
+    /// seconds: latency + bytes / bandwidth.
+    pub fn transit(&self, from: PeId, to: PeId, bytes: usize) -> f64 {
+        if from == to {
+            0.0
+        } else {
+            let n = self.net(from, to);
+            n.latency + bytes as f64 / n.bandwidth
+        }
+    }
+
+    /// The cluster name of a PE (for statistics).
+    pub fn cluster_name(&self, pe: PeId) -> &str {
+        &self.clusters[self.pes[pe.0 as usize].cluster].name
+    }
+
+    /// A one-line description, e.g. "hetero8: 8 PEs in 2 clusters (fast 4 x
+    /// 1.00, slow 4 x 0.38)", for `--stats` and the REPL.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .clusters
+            .iter()
+            .map(|c| format!("{} {} x {:.2}", c.name, c.pes, c.speed))
+            .collect();
+        let plural = |n: usize, what: &str| {
+            if n == 1 {
+                format!("{n} {what}")
+            } else {
+                format!("{n} {what}s")
+            }
+        };
+        format!(
+            "{}: {} in {} ({})",
+            self.name,
+            plural(self.len(), "PE"),
+            plural(self.clusters.len(), "cluster"),
+            parts.join(", ")
+        )
+    }
+}
+
+fn check_latency(ms: f64, what: &str) -> Result<(), String> {
+    if ms >= 0.0 && ms.is_finite() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} has latency_ms {ms}; latencies must be 0 or more milliseconds"
+        ))
+    }
+}
+
+fn check_bandwidth(mbit: f64, what: &str) -> Result<(), String> {
+    if mbit > 0.0 && mbit.is_finite() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} has bandwidth_mbit {mbit}; bandwidths must be positive"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HETERO: &str = r#"
+name = "hetero8"
+[[cluster]]
+name = "fast"
+pes = 4
+speed = 1395
+latency_ms = 0.2
+[[cluster]]
+name = "slow"
+pes = 4
+speed = 534
+latency_ms = 0.35
+[[link]]
+between = ["fast", "slow"]
+latency_ms = 0.35
+"#;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    fn error(text: &str) -> String {
+        match Grid::parse(text, "grid.toml") {
+            Ok(g) => panic!("accepted: {}", g.describe()),
+            Err(e) => e,
+        }
+    }
+
+    fn grids_dir() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../programs/grids")
+    }
+
+    #[test]
+    fn grid_files_in_programs_parse() {
+        let mut files: Vec<_> = std::fs::read_dir(grids_dir())
+            .expect("programs/grids")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 4, "expected the example grids: {files:?}");
+        for f in &files {
+            let g = Grid::load(f).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!g.is_empty() && g.len() <= MAX_PES);
+            let stem = f.file_stem().unwrap().to_str().unwrap();
+            assert_eq!(g.name, stem, "a grid's name is its file's name");
+        }
+    }
+
+    #[test]
+    fn grid_example_files_have_the_papers_shapes() {
+        let load = |n: &str| Grid::load(&grids_dir().join(n)).unwrap();
+        let g = load("homogeneous8.toml");
+        assert_eq!(g.len(), 8);
+        assert!(g.pes.iter().all(|p| p.speed == 1.0));
+        assert!(close(g.latency(PeId(0), PeId(7)), 0.2e-3));
+
+        let g = load("hetero8.toml");
+        assert_eq!(
+            g.describe(),
+            "hetero8: 8 PEs in 2 clusters (fast 4 x 1.00, slow 4 x 0.38)"
+        );
+        assert!(close(g.speed(PeId(7)), 534.0 / 1395.0));
+        assert!(close(g.latency(PeId(0), PeId(1)), 0.2e-3));
+        assert!(close(g.latency(PeId(4), PeId(5)), 0.35e-3));
+        assert!(close(g.latency(PeId(0), PeId(4)), 0.35e-3));
+
+        let g = load("two-clusters.toml");
+        assert_eq!(g.len(), 16);
+        assert!(close(g.latency(PeId(0), PeId(7)), 0.2e-3));
+        assert!(close(g.latency(PeId(0), PeId(8)), 35e-3));
+        assert!(close(g.bandwidth(PeId(8), PeId(0)), 10e6 / 8.0));
+
+        let g = load("lan16.toml");
+        assert_eq!(g.len(), 16);
+        assert_eq!(g.clusters.len(), 1);
+    }
+
+    #[test]
+    fn grid_uniform() {
+        let g = Grid::uniform(8).unwrap();
+        assert_eq!(g.len(), 8);
+        assert!(!g.is_empty());
+        assert!(g.pes.iter().all(|p| p.cluster == 0 && p.speed == 1.0));
+        assert!(close(g.latency(PeId(0), PeId(7)), 0.2e-3));
+        assert!(close(g.bandwidth(PeId(3), PeId(1)), 100e6 / 8.0));
+        assert_eq!(g.cluster_name(PeId(5)), "lan");
+        assert_eq!(g.describe(), "uniform: 8 PEs in 1 cluster (lan 8 x 1.00)");
+        assert_eq!(
+            Grid::uniform(1).unwrap().describe(),
+            "uniform: 1 PE in 1 cluster (lan 1 x 1.00)"
+        );
+        assert_eq!(Grid::uniform(64).unwrap().len(), 64);
+        for n in [0, 65, 1000] {
+            let e = Grid::uniform(n).unwrap_err();
+            assert!(
+                e.contains(&format!("{n} PEs")) && e.contains("1 to 64"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn grid_speeds_are_relative_to_the_fastest() {
+        let g = Grid::parse(HETERO, "h.toml").unwrap();
+        assert_eq!(g.speed(PeId(0)), 1.0);
+        assert!(close(g.speed(PeId(4)), 534.0 / 1395.0));
+        assert_eq!(g.cluster_name(PeId(3)), "fast");
+        assert_eq!(g.cluster_name(PeId(4)), "slow");
+        assert_eq!(g.pes[4].cluster, 1);
+        // The unit does not matter, only the ratio.
+        let scaled = HETERO
+            .replace("1395", "2790")
+            .replace("speed = 534", "speed = 1068");
+        assert_eq!(Grid::parse(&scaled, "h.toml").unwrap(), g);
+    }
+
+    #[test]
+    fn grid_latency_and_transit_are_symmetric() {
+        let g = Grid::parse(HETERO, "h.toml").unwrap();
+        for a in 0..8 {
+            for b in 0..8 {
+                let (a, b) = (PeId(a), PeId(b));
+                assert_eq!(g.latency(a, b), g.latency(b, a));
+                assert_eq!(g.bandwidth(a, b), g.bandwidth(b, a));
+                assert_eq!(g.transit(a, b, 1000), g.transit(b, a, 1000));
+            }
+        }
+        assert_eq!(g.latency(PeId(2), PeId(2)), 0.0);
+        assert_eq!(g.transit(PeId(2), PeId(2), 1 << 20), 0.0);
+        assert_eq!(g.bandwidth(PeId(2), PeId(2)), f64::INFINITY);
+        // 0.35 ms + 12,500 bytes at 100 Mbit/s (12.5 MB/s) = 0.35 ms + 1 ms.
+        assert!(close(g.transit(PeId(0), PeId(5), 12_500), 1.35e-3));
+        assert!(close(g.transit(PeId(0), PeId(5), 0), 0.35e-3));
+    }
+
+    #[test]
+    fn grid_defaults() {
+        // A cluster with only a name and a count: speed 1, 0.2 ms, 100 Mbit/s.
+        let g = Grid::parse("[[cluster]]\nname = \"a\"\npes = 3\n", "dir/small.toml").unwrap();
+        assert_eq!(g.name, "small", "the name defaults to the file's");
+        assert_eq!(g, {
+            let mut u = Grid::uniform(3).unwrap();
+            u.name = "small".into();
+            u.clusters[0].name = "a".into();
+            u
+        });
+        // Without a link: the larger latency and the smaller bandwidth.
+        let g = Grid::parse(
+            r#"
+[[cluster]]
+name = "a"
+pes = 2
+latency_ms = 1
+bandwidth_mbit = 1000
+[[cluster]]
+name = "b"
+pes = 2
+latency_ms = 5
+bandwidth_mbit = 10
+"#,
+            "g.toml",
+        )
+        .unwrap();
+        assert!(close(g.latency(PeId(0), PeId(1)), 1e-3));
+        assert!(close(g.latency(PeId(2), PeId(3)), 5e-3));
+        assert!(close(g.latency(PeId(0), PeId(2)), 5e-3));
+        assert!(close(g.bandwidth(PeId(0), PeId(1)), 1000e6 / 8.0));
+        assert!(close(g.bandwidth(PeId(0), PeId(3)), 10e6 / 8.0));
+        // A link without a bandwidth: the smaller of the two clusters'.
+        let linked = "[[link]]\nbetween = [\"b\", \"a\"]\nlatency_ms = 40\n";
+        let g2 = Grid::parse(&format!("{}{linked}", g_text_two_clusters()), "g.toml").unwrap();
+        assert!(close(g2.latency(PeId(2), PeId(0)), 40e-3));
+        assert!(close(g2.bandwidth(PeId(2), PeId(0)), 10e6 / 8.0));
+    }
+
+    fn g_text_two_clusters() -> &'static str {
+        "[[cluster]]\nname = \"a\"\npes = 2\n\
+         [[cluster]]\nname = \"b\"\npes = 2\nbandwidth_mbit = 10\n"
+    }
+
+    #[test]
+    fn grid_describe() {
+        let g = Grid::parse(HETERO, "h.toml").unwrap();
+        assert_eq!(
+            g.describe(),
+            "hetero8: 8 PEs in 2 clusters (fast 4 x 1.00, slow 4 x 0.38)"
+        );
+        let g = Grid::parse(
+            "name = \"solo\"\n[[cluster]]\nname = \"x\"\npes = 1\nspeed = 3\n",
+            "g.toml",
+        )
+        .unwrap();
+        assert_eq!(g.describe(), "solo: 1 PE in 1 cluster (x 1 x 1.00)");
+    }
+
+    #[test]
+    fn grid_errors_name_the_file_and_the_problem() {
+        let cluster = |name: &str, rest: &str| format!("[[cluster]]\nname = \"{name}\"\n{rest}\n");
+        let two = format!("{}{}", cluster("a", "pes = 2"), cluster("b", "pes = 2"));
+        let cases: Vec<(String, &str)> = vec![
+            // No cluster at all.
+            (String::new(), "grid.toml: no [[cluster]]; a grid has at least one cluster"),
+            ("name = \"x\"\n".into(), "at least one cluster"),
+            // PE counts.
+            (cluster("a", "pes = 0"), "grid.toml: cluster `a` has 0 PEs; a cluster has at least 1"),
+            (cluster("a", "pes = -3"), "cluster `a` has -3 PEs"),
+            (cluster("a", "pes = 65"), "grid.toml: the grid has 65 PEs; the sim engine supports at most 64"),
+            (
+                format!("{}{}", cluster("a", "pes = 40"), cluster("b", "pes = 40")),
+                "the grid has 80 PEs",
+            ),
+            (cluster("a", "pes = 99999999999"), "the grid has 99999999999 PEs"),
+            // Speeds, latencies, bandwidths.
+            (
+                cluster("slow", "pes = 1\nspeed = 0"),
+                "grid.toml: cluster `slow` has speed 0; speeds must be positive",
+            ),
+            (cluster("a", "pes = 1\nspeed = -2.5"), "cluster `a` has speed -2.5"),
+            (cluster("a", "pes = 1\nspeed = nan"), "cluster `a` has speed NaN"),
+            (cluster("a", "pes = 1\nspeed = inf"), "cluster `a` has speed inf"),
+            (
+                cluster("a", "pes = 1\nlatency_ms = -1"),
+                "grid.toml: cluster `a` has latency_ms -1; latencies must be 0 or more milliseconds",
+            ),
+            (
+                cluster("a", "pes = 1\nbandwidth_mbit = 0"),
+                "grid.toml: cluster `a` has bandwidth_mbit 0; bandwidths must be positive",
+            ),
+            // Names.
+            (
+                format!("{}{}", cluster("a", "pes = 1"), cluster("a", "pes = 2")),
+                "grid.toml: two clusters are named `a`; cluster names must be unique",
+            ),
+            (cluster("", "pes = 1"), "a cluster has an empty name"),
+            (format!("name = \"\"\n{}", cluster("a", "pes = 1")), "the grid's name is empty"),
+            // Links.
+            (
+                format!("{two}[[link]]\nbetween = [\"a\", \"c\"]\nlatency_ms = 1\n"),
+                "grid.toml: a [[link]] names cluster `c`, which the grid does not have",
+            ),
+            (
+                format!("{two}[[link]]\nbetween = [\"a\"]\nlatency_ms = 1\n"),
+                "it names exactly two clusters",
+            ),
+            (
+                format!("{two}[[link]]\nbetween = [\"a\", \"a\"]\nlatency_ms = 1\n"),
+                "joins cluster `a` to itself",
+            ),
+            (
+                format!(
+                    "{two}[[link]]\nbetween = [\"a\", \"b\"]\nlatency_ms = 1\n\
+                     [[link]]\nbetween = [\"b\", \"a\"]\nlatency_ms = 2\n"
+                ),
+                "grid.toml: two [[link]]s between `b` and `a`",
+            ),
+            (
+                format!("{two}[[link]]\nbetween = [\"a\", \"b\"]\nlatency_ms = -0.5\n"),
+                "the link between `a` and `b` has latency_ms -0.5",
+            ),
+            (
+                format!("{two}[[link]]\nbetween = [\"a\", \"b\"]\nlatency_ms = 1\nbandwidth_mbit = -10\n"),
+                "the link between `a` and `b` has bandwidth_mbit -10",
+            ),
+            // What serde and toml report: unknown keys, missing keys, syntax.
+            (cluster("a", "pes = 1\nlatency = 3"), "unknown field `latency`"),
+            (format!("nmae = \"x\"\n{}", cluster("a", "pes = 1")), "unknown field `nmae`"),
+            (format!("{two}[[link]]\nbetween = [\"a\", \"b\"]\n"), "missing field `latency_ms`"),
+            ("[[cluster]]\npes = 1\n".into(), "missing field `name`"),
+            (cluster("a", "pes = \"four\""), "grid.toml: TOML parse error at line 3"),
+            ("[[cluster]\nname = \"a\"\n".into(), "grid.toml: TOML parse error at line 1"),
+            (cluster("a", "pes = 1\nspeed = "), "TOML parse error at line 4"),
+        ];
+        for (text, want) in cases {
+            let e = error(&text);
+            assert!(e.starts_with("grid.toml: "), "{e:?} for\n{text}");
+            assert!(
+                e.contains(want),
+                "{e:?} does not contain {want:?}; for\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn grid_load_reports_a_missing_file() {
+        let e = Grid::load(Path::new("/nonexistent/grid.toml")).unwrap_err();
+        assert!(
+            e.starts_with("/nonexistent/grid.toml: cannot read the grid file"),
+            "{e}"
+        );
+    }
+}

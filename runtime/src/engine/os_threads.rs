@@ -1,0 +1,185 @@
+//! The `threads` engine (DESIGN.md "Engines"): one OS thread per PE, each
+//! with its own heap, each running the driver (engine/mod.rs) for its PE;
+//! messages are envelopes over crossbeam channels. Nothing else is shared
+//! but the loaded program and the driver's census.
+//!
+//! The main PE (0, on the calling thread) ends the run: when its main
+//! thread ends, on an error anywhere (another PE sends FAIL), or on a
+//! deadlock (seen by any PE). Then it tells every other PE to FINISH.
+
+use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup};
+use crate::machine::heap::Ptr;
+use crate::machine::io::Io;
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::scheduler::Step;
+use crate::parallel::ids::PeId;
+use crate::parallel::protocol::control::Control;
+use crate::parallel::protocol::envelope::Envelope;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// How long an idle PE waits for a message before stepping again (to
+/// notice an interrupt).
+const IDLE_WAIT: Duration = Duration::from_millis(2);
+
+/// A PE's inbox.
+type Inbox = Receiver<Envelope>;
+/// The way into a PE's inbox.
+type Outlet = Sender<Envelope>;
+
+/// One PE's share of the engine: its inbox, everyone's outlets, its clock.
+struct OsThread<'a> {
+    me: PeId,
+    rx: &'a Inbox,
+    tx: &'a [Outlet],
+    start: Instant,
+    times: PeTimes,
+    /// When the current step began.
+    step_start: Instant,
+    /// A message that came while waiting.
+    pending: Option<Envelope>,
+    /// A held message (our fish, home empty) and when it is due.
+    held: Option<(Instant, Envelope)>,
+    /// The last wait ran out: step once (an idle step notices interrupts).
+    timed_out: bool,
+}
+
+impl<'a> OsThread<'a> {
+    fn new(me: PeId, rx: &'a Inbox, tx: &'a [Outlet], start: Instant) -> Self {
+        OsThread {
+            me,
+            rx,
+            tx,
+            start,
+            times: PeTimes::default(),
+            step_start: start,
+            pending: None,
+            held: None,
+            timed_out: false,
+        }
+    }
+
+    /// A message that arrived: to deliver now, or to hold.
+    fn arrived(&mut self, env: Envelope) -> Option<Next> {
+        if env.hold.is_zero() {
+            return Some(Next::Deliver(env));
+        }
+        self.held = Some((Instant::now() + env.hold, env));
+        None
+    }
+}
+
+impl Engine for OsThread<'_> {
+    fn next(&mut self, pes: &[Pe]) -> Next {
+        if let Some((due, _)) = &self.held {
+            if Instant::now() >= *due {
+                return Next::Deliver(self.held.take().unwrap().1);
+            }
+        }
+        if let Some(env) = self.pending.take() {
+            if let Some(n) = self.arrived(env) {
+                return n;
+            }
+        }
+        while let Ok(env) = self.rx.try_recv() {
+            if let Some(n) = self.arrived(env) {
+                return n;
+            }
+        }
+        if pes[0].has_work() || std::mem::take(&mut self.timed_out) {
+            self.step_start = Instant::now();
+            return Next::Step(0);
+        }
+        Next::Wait
+    }
+
+    fn wait(&mut self, pes: &[Pe]) {
+        let now = Instant::now();
+        let wait_for = match &self.held {
+            Some((due, _)) => due.saturating_duration_since(now).min(IDLE_WAIT),
+            None => IDLE_WAIT,
+        };
+        let r = self.rx.recv_timeout(wait_for);
+        let waited = now.elapsed().as_secs_f64();
+        if pes[0].has_blocked_threads() {
+            self.times.blocked += waited;
+        } else {
+            self.times.idle += waited;
+        }
+        match r {
+            Ok(env) => self.pending = Some(env),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
+                self.timed_out = true
+            }
+        }
+    }
+
+    fn local(&self, _: PeId) -> usize {
+        0
+    }
+
+    fn now(&self, _: usize) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {}
+
+    fn stepped(&mut self, _: usize, step: Step) {
+        if matches!(step, Step::Ran(_) | Step::Sparked) {
+            self.times.busy += self.step_start.elapsed().as_secs_f64();
+        }
+    }
+
+    fn post(&mut self, env: Envelope) {
+        // A PE that has left no longer listens: nothing to do.
+        let _ = self.tx[env.to.0 as usize].send(env);
+    }
+}
+
+/// Runs the program on `setup.npes` PEs, one OS thread each: PE 0, the
+/// main one, is `pe0` on this thread. The main thread's value (or why the
+/// run stopped), and `report` of every PE at its end (its times, its
+/// clock).
+pub fn run<T: Send>(
+    setup: &Setup,
+    pe0: &mut Pe,
+    report: impl Fn(&mut Pe, PeTimes, f64) -> T + Sync,
+) -> (Result<Ptr, Stop>, Vec<T>) {
+    let n = setup.npes;
+    let (tx, rx): (Vec<Outlet>, Vec<Inbox>) =
+        (0..n).map(|_| crossbeam_channel::unbounded()).unzip();
+    let census = Census::new(n);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..n)
+            .map(|k| {
+                let (rx, tx, census, report) = (&rx[k], &tx, &census, &report);
+                std::thread::Builder::new()
+                    .stack_size(64 << 20)
+                    .spawn_scoped(s, move || {
+                        let mut pe = setup.new_pe(Io::elsewhere(), k as u16);
+                        let mut eng = OsThread::new(PeId(k as u16), rx, tx, start);
+                        if pe.init_cafs().is_ok() {
+                            let pes = std::slice::from_mut(&mut pe);
+                            let _ = drive(&mut eng, pes, census, None);
+                        }
+                        report(&mut pe, eng.times, eng.now(0))
+                    })
+                    .expect("a thread for a PE")
+            })
+            .collect();
+        let mut eng = OsThread::new(PeId(0), &rx[0], &tx, start);
+        let r = setup.start_main(pe0).and_then(|id| {
+            let pes = std::slice::from_mut(pe0);
+            drive(&mut eng, pes, &census, Some((0, id)))?
+                .ok_or_else(|| Stop::Error("internal error: the main PE finished".into()))
+        });
+        for (k, t) in tx.iter().enumerate().skip(1) {
+            let m = Control::Finish;
+            let _ = t.send(Envelope::new(eng.me, PeId(k as u16), m.kind(), m.encode()));
+        }
+        let mut all = vec![report(pe0, eng.times, eng.now(0))];
+        all.extend(handles.into_iter().map(|h| h.join().expect("a PE thread")));
+        (r, all)
+    })
+}

@@ -1,0 +1,186 @@
+//! The `sim` engine (GranSim-like, DESIGN.md "Engines"): every PE in one
+//! OS thread, in virtual time, deterministically.
+//!
+//! Each PE has a clock. Running a slice advances it by the reductions done
+//! over the PE's speed (a PE of speed 1.0 does [`REDUCTIONS_PER_SECOND`]);
+//! handling a message costs [`MESSAGE_COST`] plus the packed graph's words. A
+//! message sent at time t arrives at t + latency + size / bandwidth (and
+//! never before an earlier message on the same link). The engine always
+//! does the earliest thing next: deliver the earliest message, or run the
+//! PE whose clock is earliest among those with work, ties broken by PE
+//! number and send order, so the same program, grid and seed give the same
+//! run. An idle PE's clock jumps to its next message.
+
+use crate::engine::grid::Grid;
+use crate::engine::{drive, Census, Engine, Next, PeTimes};
+use crate::machine::heap::Ptr;
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::scheduler::Step;
+use crate::parallel::ids::PeId;
+use crate::parallel::protocol::envelope::Envelope;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Virtual reductions per second of a PE of speed 1.0 (about what the
+/// machine does on a current laptop core).
+pub const REDUCTIONS_PER_SECOND: f64 = 20e6;
+/// Virtual seconds to handle a message, and per word of packed graph.
+const MESSAGE_COST: f64 = 2e-6;
+const WORD_COST: f64 = 5e-9;
+/// Virtual seconds to make a thread of a spark.
+const THREAD_COST: f64 = 5e-6;
+
+/// A message on its way.
+struct InFlight {
+    time: f64,
+    seq: u64,
+    env: Envelope,
+}
+
+impl PartialEq for InFlight {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl Eq for InFlight {}
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for InFlight {
+    /// Earliest first (BinaryHeap is a max-heap).
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.time.total_cmp(&self.time).then(o.seq.cmp(&self.seq))
+    }
+}
+
+/// What a simulated run measured.
+pub struct SimTimes {
+    /// The virtual time at which the main thread ended.
+    pub virtual_time: f64,
+    pub per_pe: Vec<PeTimes>,
+}
+
+/// The simulated machine: every PE's clock and the messages on their way.
+struct Sim<'g> {
+    grid: &'g Grid,
+    clock: Vec<f64>,
+    busy: Vec<f64>,
+    blocked: Vec<f64>,
+    mail: BinaryHeap<InFlight>,
+    seq: u64,
+    /// When the last message on each link arrives (links are FIFO).
+    last_on_link: HashMap<(u16, u16), f64>,
+    /// When the message being delivered arrived.
+    arrival: f64,
+}
+
+impl Engine for Sim<'_> {
+    /// The earliest thing: deliver a message, or run the PE with work and
+    /// the earliest clock.
+    fn next(&mut self, pes: &[Pe]) -> Next {
+        let clock = &self.clock;
+        let worker = (0..pes.len())
+            .filter(|&p| pes[p].has_work())
+            .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
+        let deliver = match (self.mail.peek(), worker) {
+            (None, None) => return Next::Nothing,
+            (Some(m), Some(w)) => m.time <= clock[w],
+            (m, _) => m.is_some(),
+        };
+        if deliver {
+            let m = self.mail.pop().unwrap();
+            self.arrival = m.time;
+            Next::Deliver(m.env)
+        } else {
+            Next::Step(worker.unwrap())
+        }
+    }
+
+    fn wait(&mut self, _: &[Pe]) {}
+
+    fn local(&self, id: PeId) -> usize {
+        id.0 as usize
+    }
+
+    fn now(&self, p: usize) -> f64 {
+        self.clock[p]
+    }
+
+    /// An idle PE's clock jumps to the message; handling it costs time.
+    fn receiving(&mut self, p: usize, env: &Envelope, pe: &Pe) {
+        let t = self.arrival;
+        if t > self.clock[p] && pe.has_blocked_threads() {
+            self.blocked[p] += t - self.clock[p];
+        }
+        self.clock[p] = self.clock[p].max(t);
+        let cost = MESSAGE_COST + WORD_COST * (env.size() / 8) as f64;
+        let speed = self.grid.speed(env.to);
+        self.clock[p] += cost / speed;
+        self.busy[p] += cost / speed;
+    }
+
+    fn stepped(&mut self, p: usize, step: Step) {
+        let dt = match step {
+            // (A slice that blocked at once costs what a new thread does.)
+            Step::Ran(0) | Step::Sparked => THREAD_COST,
+            Step::Ran(red) => red as f64 / REDUCTIONS_PER_SECOND,
+            Step::Idle | Step::Done(_) => return,
+        } / self.grid.speed(PeId(p as u16));
+        self.clock[p] += dt;
+        self.busy[p] += dt;
+    }
+
+    /// Arrives after the link's latency and the size over its bandwidth,
+    /// never before an earlier message on the same link; a held message
+    /// that much later (without holding up the link).
+    fn post(&mut self, env: Envelope) {
+        let (from, to) = (env.from, env.to);
+        let mut t = env.sent_at + self.grid.transit(from, to, env.size());
+        let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
+        t = t.max(*link);
+        *link = t;
+        t += env.hold.as_secs_f64();
+        self.seq += 1;
+        self.mail.push(InFlight {
+            time: t,
+            seq: self.seq,
+            env,
+        });
+    }
+}
+
+/// Runs the PEs (PE 0 holds the main thread `main`) until the main thread
+/// ends, an error, or a deadlock.
+pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTimes) {
+    let n = pes.len();
+    let mut sim = Sim {
+        grid,
+        clock: vec![0.0; n],
+        busy: vec![0.0; n],
+        blocked: vec![0.0; n],
+        mail: BinaryHeap::new(),
+        seq: 0,
+        last_on_link: HashMap::new(),
+        arrival: 0.0,
+    };
+    let census = Census::new(n);
+    let result = drive(&mut sim, pes, &census, Some((0, main)))
+        .and_then(|v| v.ok_or_else(|| Stop::Error("internal error: the main PE finished".into())));
+    let end = sim.clock[0];
+    let per_pe = (0..n)
+        .map(|p| PeTimes {
+            busy: sim.busy[p],
+            idle: (end - sim.busy[p] - sim.blocked[p]).max(0.0),
+            blocked: sim.blocked[p],
+        })
+        .collect();
+    (
+        result,
+        SimTimes {
+            virtual_time: end,
+            per_pe,
+        },
+    )
+}

@@ -1,0 +1,462 @@
+//! A processing element: heap, threads, run queue, spark pool, CAF table
+//! and the outside world. All PE state is in [`Pe`] (no globals), so that
+//! PEs can run side by side. The scheduler is in `scheduler`, the spark
+//! pool in `sparks`, what a PE does among others in `parallel`.
+//!
+//! What an engine may do with a PE (engine/mod.rs): `step` it, hand it an
+//! [`Envelope`] (`receive`), take what it sent (`take_outbox`), and ask
+//! whether it has work (`has_work`, `quiescent`), threads waiting
+//! (`has_blocked_threads`) or was told to finish (`finished`). The fields
+//! are the machine's own.
+
+use crate::machine::heap::{h_info, h_kind, header, kind, Heap, Ptr};
+use crate::machine::io::Io;
+use crate::machine::load::Loaded;
+use crate::machine::thread::Thread;
+use crate::obs::event::Event;
+use crate::obs::stats::PeStats;
+use crate::obs::{Obs, Recorder};
+use crate::parallel::ga::GaTable;
+use crate::parallel::gum::Gum;
+use crate::parallel::ids::PeId;
+use crate::parallel::policy::gum::GumPolicy;
+use crate::parallel::policy::LoadPolicy;
+use crate::parallel::protocol::envelope::Envelope;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// A run-time error (the message, without "gph: ").
+    Error(String),
+    /// exitWith.
+    Exit(i32),
+}
+
+pub fn err<T>(msg: impl Into<String>) -> Result<T, Stop> {
+    Err(Stop::Error(msg.into()))
+}
+
+/// Knobs of the scheduler (not user options; tests set them).
+#[derive(Clone, Debug)]
+pub struct Tuning {
+    /// Reductions per time slice.
+    pub slice: u64,
+    /// Sparks waiting at the end of a slice are turned into threads while
+    /// fewer than this many threads are alive (0: only when the PE is
+    /// idle, as in GUM).
+    pub eager_threads: usize,
+    /// The capacity of the spark pool (further sparks are dropped).
+    pub spark_pool: usize,
+    /// The first semispace, in words.
+    pub initial_heap_words: usize,
+    /// Most live threads per PE (sparks wait while there are this many).
+    pub thread_limit: usize,
+    /// The largest packed graph (a SCHEDULE or RESUME), in words.
+    pub graph_words: usize,
+    /// A PE that is busy but has fewer sparks than this, and nothing else
+    /// queued, fishes early (so that work arrives before it runs dry). 0,
+    /// GUM's way, fishes only when idle; 1 speeds up sumEuler and nfib on 16
+    /// simulated PEs (speedups 14.0 -> 15.3 and 13.4 -> 13.9) but slows
+    /// the threads engine on 2 PEs by 10-15% and small runs a little.
+    pub low_watermark: usize,
+    /// Thunks that move with the answer to a FETCH or with a spark (the
+    /// root first): a lazy list fetched thunk by thunk costs a round trip
+    /// per cell, and a spark whose thread must first fetch its argument
+    /// leaves its PE idle meanwhile, so that it fishes and hoards a second
+    /// spark (sumEuler on 16 simulated PEs: 2.13-2.67 s virtual over four
+    /// seeds with only the root moving, 2.02-2.03 s with 8 thunks).
+    pub thunks_per_graph: usize,
+    /// After a FISH comes home empty, the PE waits this long before it
+    /// sends the next one (GUM's fish delay): the engines hold the fish
+    /// back on its way home. 1 ms takes a third of the FISH messages off
+    /// an 8-PE parsort and changed no simulated run time measured.
+    pub fish_delay: std::time::Duration,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            slice: 20_000,
+            eager_threads: 0,
+            spark_pool: 4096,
+            initial_heap_words: 1 << 19,
+            thread_limit: usize::MAX,
+            graph_words: 4096,
+            thunks_per_graph: 8,
+            low_watermark: 0,
+            fish_delay: std::time::Duration::from_millis(1),
+        }
+    }
+}
+
+pub struct Pe<'p, 'io> {
+    pub(crate) l: &'p Loaded<'p>,
+    pub(crate) heap: Heap,
+    /// This PE's number, and how many PEs there are.
+    id: PeId,
+    pub(crate) npes: usize,
+    /// Threads by id; a free slot holds `Thread::empty()`.
+    pub(crate) threads: Vec<Thread>,
+    pub(crate) free_ids: Vec<u32>,
+    pub(crate) run_queue: VecDeque<u32>,
+    pub(crate) blocked: Vec<u32>,
+    pub(crate) sparks: VecDeque<Ptr>,
+    pub(crate) cafs: Vec<Ptr>,
+    pub(crate) io: Io<'io>,
+    /// The event stream: counters, and a recorder if any.
+    pub(crate) obs: Obs,
+    /// Reductions of the slice under way (the reducer counts them).
+    pub(crate) slice_reductions: u64,
+    pub(crate) tuning: Tuning,
+    pub(crate) interrupt: Option<Arc<AtomicBool>>,
+    pub(crate) heap_limit_bytes: usize,
+    /// Scratch pointers (a GC root): arguments being gathered for an
+    /// application.
+    pub(crate) tmp: Vec<Ptr>,
+    pub(crate) live_threads: usize,
+    /// The global-address tables.
+    pub(crate) ga: GaTable,
+    /// The protocol state of a PE among others.
+    pub(crate) gum: Gum,
+    /// Whom to ask for work, what to give (`parallel::policy`).
+    pub(crate) policy: Box<dyn LoadPolicy>,
+    /// The messages of failed speculative evaluations (RAISE nodes).
+    pub(crate) raised: Vec<String>,
+    /// Messages to send; the engine takes them.
+    pub(crate) outbox: Vec<Envelope>,
+    /// The main PE said FINISH.
+    pub(crate) finished: bool,
+}
+
+impl<'p, 'io> Pe<'p, 'io> {
+    pub fn new(
+        l: &'p Loaded<'p>,
+        io: Io<'io>,
+        heap_limit_bytes: usize,
+        gc_stress: bool,
+        interrupt: Option<Arc<AtomicBool>>,
+        tuning: Tuning,
+    ) -> Pe<'p, 'io> {
+        let limit_words = (heap_limit_bytes / 8).max(l.statics.len() + 4096);
+        let initial = tuning
+            .initial_heap_words
+            .min(limit_words)
+            .max(l.statics.len() + 1024);
+        let mut heap = Heap::new(l.statics.clone(), initial, limit_words);
+        heap.selectors = l.selectors.clone();
+        if gc_stress {
+            heap.stress = Some(24);
+            heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
+        }
+        let policy = Box::new(GumPolicy::new(PeId(0), 1, 0, &tuning));
+        Pe {
+            l,
+            heap,
+            id: PeId(0),
+            npes: 1,
+            threads: Vec::new(),
+            free_ids: Vec::new(),
+            run_queue: VecDeque::new(),
+            blocked: Vec::new(),
+            sparks: VecDeque::new(),
+            cafs: Vec::new(),
+            io,
+            obs: Obs::default(),
+            slice_reductions: 0,
+            tuning,
+            interrupt,
+            heap_limit_bytes,
+            tmp: Vec::with_capacity(64),
+            live_threads: 0,
+            ga: GaTable::new(PeId(0)),
+            gum: Gum::default(),
+            policy,
+            raised: Vec::new(),
+            outbox: Vec::new(),
+            finished: false,
+        }
+    }
+
+    /// Makes this PE number `id` of `npes` (the default is the only PE).
+    pub fn join(&mut self, id: PeId, npes: usize, seed: u64) {
+        self.id = id;
+        self.npes = npes;
+        self.ga = GaTable::new(id);
+        self.gum = Gum::default();
+        self.policy = Box::new(GumPolicy::new(id, npes, seed, &self.tuning));
+    }
+
+    pub fn id(&self) -> PeId {
+        self.id
+    }
+
+    // ------------------------------------------------------------ for engines and tests
+
+    /// What this PE sent since the last call (the engine puts it on its way).
+    pub fn take_outbox(&mut self) -> Vec<Envelope> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Whether the main PE told this one to finish.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Whether threads wait for black holes (or for other PEs).
+    pub fn has_blocked_threads(&self) -> bool {
+        !self.blocked.is_empty()
+    }
+
+    /// Threads blocked, and threads ready to run.
+    pub fn blocked_threads(&self) -> usize {
+        self.blocked.len()
+    }
+
+    pub fn runnable_threads(&self) -> usize {
+        self.run_queue.len()
+    }
+
+    /// Whether a FISH of this PE's is out.
+    pub fn fishing(&self) -> bool {
+        self.gum.fish_out
+    }
+
+    /// What this PE did so far.
+    pub fn stats(&self) -> &PeStats {
+        self.obs.stats()
+    }
+
+    /// Records this PE's events with `recorder` from now on.
+    pub fn record(&mut self, recorder: Box<dyn Recorder>) {
+        self.obs.record(recorder);
+    }
+
+    pub fn recording(&self) -> bool {
+        self.obs.recording()
+    }
+
+    /// The driver's clock went from `start` to `end` during the last step:
+    /// stamps the events it recorded.
+    pub fn step_done(&mut self, start: f64, end: f64) {
+        self.obs.step_done(start, end);
+    }
+
+    /// The run ended (at `t`): the heap as it is now goes into the
+    /// statistics, and the last recorded events are stamped.
+    pub fn end_run(&mut self, t: f64) {
+        let words = self.heap.live_words() as u64;
+        self.obs.emit(Event::HeapAllocated { words });
+        let words = self.heap.mem.len() as u64;
+        self.obs.emit(Event::HeapSize { words });
+        self.obs.step_done(t, t);
+    }
+
+    pub fn heap(&self) -> &Heap {
+        &self.heap
+    }
+
+    pub fn heap_mut(&mut self) -> &mut Heap {
+        &mut self.heap
+    }
+
+    pub fn ga(&self) -> &GaTable {
+        &self.ga
+    }
+
+    pub fn ga_mut(&mut self) -> &mut GaTable {
+        &mut self.ga
+    }
+
+    // ------------------------------------------------------------ allocation
+
+    /// Makes sure `words` can be bump-allocated without a collection.
+    #[inline(always)]
+    pub fn ensure(&mut self, t: &mut Thread, words: usize) -> Result<(), Stop> {
+        if self.heap.hp + words <= self.heap.alloc_end {
+            Ok(())
+        } else {
+            self.gc(t, words)
+        }
+    }
+
+    #[inline(always)]
+    pub fn alloc(&mut self, t: &mut Thread, words: usize) -> Result<Ptr, Stop> {
+        match self.heap.try_alloc(words) {
+            Some(p) => Ok(p),
+            None => {
+                self.gc(t, words)?;
+                Ok(self.heap.try_alloc(words).expect("space after GC"))
+            }
+        }
+    }
+
+    /// Bump allocation after `ensure`.
+    #[inline(always)]
+    pub fn bump(&mut self, words: usize) -> Ptr {
+        self.heap.try_alloc(words).expect("ensured space")
+    }
+
+    /// A collection. Roots: the running thread `t`, every other thread,
+    /// the CAF table, the spark pool (weakly: sparks that are values are
+    /// dropped) and the scratch arguments.
+    #[cold]
+    pub fn gc(&mut self, t: &mut Thread, need: usize) -> Result<(), Stop> {
+        let l = self.l;
+        clear_dead(l, t);
+        for th in self.threads.iter_mut() {
+            clear_dead(l, th);
+        }
+        self.obs.emit(Event::GcStart);
+        let words = self.heap.live_words() as u64;
+        self.obs.emit(Event::HeapAllocated { words });
+        let h = &mut self.heap;
+        h.begin();
+        t.roots_mut(|p| *p = h.evacuate(*p));
+        for th in self.threads.iter_mut() {
+            th.roots_mut(|p| *p = h.evacuate(*p));
+        }
+        for c in self.cafs.iter_mut() {
+            *c = h.evacuate(*c);
+        }
+        for p in self.tmp.iter_mut() {
+            *p = h.evacuate(*p);
+        }
+        self.ga.roots_mut(|p| *p = h.evacuate(*p));
+        self.gum.roots_mut(|p| *p = h.evacuate(*p));
+        let before = self.sparks.len();
+        self.sparks.retain(|s| !h.gc_is_value(*s));
+        for _ in self.sparks.len()..before {
+            self.obs.emit(Event::SparkGc);
+        }
+        let h = &mut self.heap;
+        for s in self.sparks.iter_mut() {
+            *s = h.evacuate(*s);
+        }
+        h.scan();
+        self.ga.after_gc(|p| h.forwarded(p));
+        let r = h.finish(need);
+        self.obs.emit(Event::GcEnd {
+            copied_words: h.live_words() as u64,
+            heap_words: h.mem.len() as u64,
+        });
+        self.send_frees();
+        r.map_err(|_| {
+            Stop::Error(format!(
+                "heap exhausted (the heap limit is {} MB; use --heap-limit to raise it)",
+                self.heap_limit_bytes.div_ceil(1 << 20)
+            ))
+        })
+    }
+
+    // ------------------------------------------------------------ builders
+
+    pub fn int_words(&self, i: i64) -> usize {
+        if self.l.int_box(i).is_some() {
+            0
+        } else {
+            2
+        }
+    }
+
+    /// An Int box (space ensured).
+    pub fn build_int(&mut self, i: i64) -> Ptr {
+        match self.l.int_box(i) {
+            Some(p) => p,
+            None => self.build_raw(kind::INT, i as u64),
+        }
+    }
+
+    pub fn char_words(&self, c: u32) -> usize {
+        if self.l.char_box(c).is_some() {
+            0
+        } else {
+            2
+        }
+    }
+
+    pub fn build_char(&mut self, c: u32) -> Ptr {
+        match self.l.char_box(c) {
+            Some(p) => p,
+            None => self.build_raw(kind::CHAR, c as u64),
+        }
+    }
+
+    pub fn build_raw(&mut self, k: u8, w: u64) -> Ptr {
+        let p = self.bump(2);
+        self.heap.mem[p.0 as usize] = header(k, 1, 0);
+        self.heap.mem[p.0 as usize + 1] = w;
+        p
+    }
+
+    pub fn build_con(&mut self, con: u32, fields: &[Ptr]) -> Ptr {
+        let n = fields.len();
+        let p = self.bump(1 + n.max(1));
+        let i = p.0 as usize;
+        self.heap.mem[i] = header(kind::CON, n as u32, con);
+        self.heap.mem[i + 1] = 0;
+        for (k, f) in fields.iter().enumerate() {
+            self.heap.mem[i + 1 + k] = f.0 as u64;
+        }
+        p
+    }
+
+    /// Words for a fully built `[Char]` of `s` ending in a tail.
+    pub fn string_words(&self, s: &str) -> usize {
+        s.chars().map(|c| 3 + self.char_words(c as u32)).sum()
+    }
+
+    /// A fully built `[Char]` of `s` followed by `tail` (space ensured).
+    pub fn build_string(&mut self, s: &str, tail: Ptr) -> Ptr {
+        let cs: Vec<char> = s.chars().collect();
+        let mut list = tail;
+        for &c in cs.iter().rev() {
+            let ch = self.build_char(c as u32);
+            list = self.build_con(crate::code::CONS.0, &[ch, list]);
+        }
+        list
+    }
+
+    // ------------------------------------------------------------ reading
+
+    /// The characters of a fully evaluated `[Char]`.
+    pub fn read_string(&self, p: Ptr) -> Result<String, Stop> {
+        let mut s = String::new();
+        let mut p = self.heap.deref(p);
+        loop {
+            let h = self.heap.hdr(p);
+            if h_kind(h) != kind::CON {
+                return err("internal error: a primitive was given an unevaluated string");
+            }
+            if h_info(h) == crate::code::NIL.0 {
+                return Ok(s);
+            }
+            let c = self.heap.deref(self.heap.field(p, 0));
+            if self.heap.kind(c) != kind::CHAR {
+                return err("internal error: a primitive was given an unevaluated character");
+            }
+            s.push(char::from_u32(self.heap.word(c, 0) as u32).unwrap_or('\u{FFFD}'));
+            p = self.heap.deref(self.heap.field(p, 1));
+        }
+    }
+}
+
+/// Clears the dead registers of every suspended activation of `t` (see
+/// `load::compute_liveness`), so that they keep nothing alive.
+fn clear_dead(l: &Loaded, t: &mut Thread) {
+    for f in &t.frames {
+        if f.kind != crate::machine::thread::fk::RET && f.kind != crate::machine::thread::fk::RETV {
+            continue;
+        }
+        let d = l.dead_at[f.pc as usize];
+        if d == u32::MAX {
+            continue;
+        }
+        let n = l.dead_regs[d as usize] as usize;
+        for &r in &l.dead_regs[d as usize + 1..d as usize + 1 + n] {
+            t.ptrs[f.pbase as usize + r as usize] = l.dummy;
+        }
+    }
+}

@@ -1,0 +1,1102 @@
+//! The reducer: runs one thread's instructions for a time slice.
+//!
+//! The current activation (pc and register bases) lives in Rust locals;
+//! registers are read and written in place on the thread's stacks. Calls
+//! copy their arguments register-to-register into the new window on the
+//! same stacks and push a frame; returns pop frames. Nothing here recurses
+//! in Rust, allocates per instruction or dispatches dynamically. The heap
+//! may be collected at any allocation: every live pointer is then in a
+//! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local.
+
+use crate::code::{Cmp, VOp, VUnOp};
+use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
+use crate::machine::load::Op;
+use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::scheduler::SliceEnd;
+use crate::machine::thread::{fk, Frame, State, Thread};
+
+/// The current activation.
+#[derive(Clone, Copy)]
+pub struct Act {
+    pub pc: usize,
+    pub pbase: usize,
+    pub vbase: usize,
+}
+
+/// Where an application's callee goes.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// A non-tail `Apply`: result into this register.
+    Call(u16),
+    /// `TailApply`: replaces the current activation.
+    Tail,
+    /// An apply frame's pending arguments (at ptrs/vals of this base).
+    Frame(usize, usize),
+}
+
+enum Applied {
+    /// A supercombinator was entered (the activation is set up).
+    Entered,
+    /// Too few arguments: this PAP is the value.
+    Value(Ptr),
+}
+
+enum Evaled {
+    Entered,
+    /// The register now holds a value.
+    Value(Ptr),
+    Blocked,
+}
+
+macro_rules! get {
+    ($v:expr, $i:expr) => {{
+        let i = $i;
+        debug_assert!(i < $v.len());
+        // SAFETY: load-time checks keep register numbers below the
+        // activation's size, and each window is resized to that size on
+        // entry, so `i` is in bounds.
+        unsafe { *$v.get_unchecked(i) }
+    }};
+}
+macro_rules! set {
+    ($v:expr, $i:expr, $x:expr) => {{
+        let i = $i;
+        let x = $x;
+        debug_assert!(i < $v.len());
+        // SAFETY: as in `get!`.
+        unsafe {
+            *$v.get_unchecked_mut(i) = x;
+        }
+    }};
+}
+
+#[inline(always)]
+fn cmp(c: Cmp, a: u64, b: u64) -> bool {
+    let (ia, ib) = (a as i64, b as i64);
+    let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+    match c {
+        Cmp::IEq => ia == ib,
+        Cmp::INe => ia != ib,
+        Cmp::ILt => ia < ib,
+        Cmp::ILe => ia <= ib,
+        Cmp::IGt => ia > ib,
+        Cmp::IGe => ia >= ib,
+        Cmp::DEq => fa == fb,
+        Cmp::DNe => fa != fb,
+        Cmp::DLt => fa < fb,
+        Cmp::DLe => fa <= fb,
+        Cmp::DGt => fa > fb,
+        Cmp::DGe => fa >= fb,
+    }
+}
+
+impl<'p, 'io> Pe<'p, 'io> {
+    /// Runs `t` for about `budget` reductions.
+    #[allow(unused_unsafe)]
+    pub fn run_slice(&mut self, t: &mut Thread, budget: u64) -> Result<SliceEnd, Stop> {
+        let l = self.l;
+        let ops = &l.ops[..];
+        let pool = &l.args[..];
+        let dummy = l.dummy;
+        let mut a = Act {
+            pc: t.pc as usize,
+            pbase: t.pbase as usize,
+            vbase: t.vbase as usize,
+        };
+        let mut red: u64 = 0;
+
+        macro_rules! save {
+            () => {{
+                t.pc = a.pc as u32;
+                t.pbase = a.pbase as u32;
+                t.vbase = a.vbase as u32;
+                self.slice_reductions += red;
+            }};
+        }
+        macro_rules! finish {
+            ($r:expr) => {{
+                let r = $r;
+                if r.is_err() {
+                    self.slice_reductions += red;
+                }
+                r?
+            }};
+        }
+        // A supercombinator was entered: count it, end the slice when due.
+        macro_rules! entered {
+            () => {{
+                red += 1;
+                if red >= budget {
+                    save!();
+                    return Ok(SliceEnd::Yield);
+                }
+            }};
+        }
+        // The current windows' first registers. Refreshed whenever the
+        // activation changes or the stacks may have been reallocated.
+        let mut pp: *mut Ptr = t.ptrs.as_mut_ptr().wrapping_add(a.pbase);
+        let mut vp: *mut u64 = t.vals.as_mut_ptr().wrapping_add(a.vbase);
+        macro_rules! refresh {
+            () => {{
+                pp = t.ptrs.as_mut_ptr().wrapping_add(a.pbase);
+                vp = t.vals.as_mut_ptr().wrapping_add(a.vbase);
+            }};
+        }
+        // SAFETY (the four register macros): load-time checks keep
+        // register numbers below the activation's size; each window is
+        // sized on entry and `pp`/`vp` are refreshed after every change of
+        // activation or stack.
+        macro_rules! rp {
+            ($r:expr) => {{
+                let r = $r as usize;
+                debug_assert!(a.pbase + r < t.ptrs.len());
+                unsafe { *pp.add(r) }
+            }};
+        }
+        macro_rules! wp {
+            ($r:expr, $x:expr) => {{
+                let r = $r as usize;
+                let x = $x;
+                debug_assert!(a.pbase + r < t.ptrs.len());
+                unsafe { *pp.add(r) = x }
+            }};
+        }
+        macro_rules! rv {
+            ($r:expr) => {{
+                let r = $r as usize;
+                debug_assert!(a.vbase + r < t.vals.len());
+                unsafe { *vp.add(r) }
+            }};
+        }
+        macro_rules! wv {
+            ($r:expr, $x:expr) => {{
+                let r = $r as usize;
+                let x = $x;
+                debug_assert!(a.vbase + r < t.vals.len());
+                unsafe { *vp.add(r) = x }
+            }};
+        }
+        macro_rules! mem {
+            ($i:expr) => {
+                get!(self.heap.mem, $i as usize)
+            };
+        }
+        // Allocates `words`, collecting when full (registers are roots).
+        macro_rules! alloc {
+            ($words:expr) => {{
+                let w = $words;
+                match self.heap.try_alloc(w) {
+                    Some(p) => p.0 as usize,
+                    None => {
+                        finish!(self.gc(t, w));
+                        self.heap.try_alloc(w).expect("space after GC").0 as usize
+                    }
+                }
+            }};
+        }
+        // Returns the value `$v` to the frames below the current activation.
+        macro_rules! ret {
+            ($v:expr) => {{
+                let mut v: Ptr = $v;
+                let mut ptop = a.pbase;
+                let mut vtop = a.vbase;
+                loop {
+                    let f = match t.frames.pop() {
+                        Some(f) => f,
+                        None => {
+                            self.slice_reductions += red;
+                            return err("internal error: return with no frame");
+                        }
+                    };
+                    match f.kind {
+                        fk::RET => {
+                            t.ptrs.truncate(ptop);
+                            t.vals.truncate(vtop);
+                            a = Act {
+                                pc: f.pc as usize,
+                                pbase: f.pbase as usize,
+                                vbase: f.vbase as usize,
+                            };
+                            refresh!();
+                            wp!(f.dst, v);
+                            break;
+                        }
+                        fk::UPDATE => {
+                            let th = t.ptrs[f.pbase as usize];
+                            self.update(th, v);
+                            ptop = f.pbase as usize;
+                            vtop = f.vbase as usize;
+                        }
+                        fk::APPLY => {
+                            let slot = f.pbase as usize;
+                            self.tmp.clear();
+                            self.tmp.push(v);
+                            self.tmp
+                                .extend_from_slice(&t.ptrs[slot..slot + f.dst as usize]);
+                            let (r, na) =
+                                finish!(self.apply(t, a, Mode::Frame(slot, f.vbase as usize)));
+                            a = na;
+                            refresh!();
+                            match r {
+                                Applied::Entered => {
+                                    entered!();
+                                    break;
+                                }
+                                Applied::Value(p) => {
+                                    v = p;
+                                    ptop = slot;
+                                    vtop = f.vbase as usize;
+                                }
+                            }
+                        }
+                        _ => {
+                            self.slice_reductions += red;
+                            return err("internal error: a boxed value returned to CallV");
+                        }
+                    }
+                }
+            }};
+        }
+
+        loop {
+            let op = get!(ops, a.pc);
+            a.pc += 1;
+            match op {
+                Op::Move { dst, src } => wp!(dst, rp!(src)),
+                Op::MoveV { dst, src } => wv!(dst, rv!(src)),
+                Op::Node { dst, node } => wp!(dst, Ptr(node)),
+                Op::Caf { dst, caf } => wp!(dst, self.cafs[caf as usize]),
+                Op::ConstV { dst, bits } => wv!(dst, bits),
+                Op::IAdd { dst, a: x, b: y } => {
+                    wv!(dst, (rv!(x) as i64).wrapping_add(rv!(y) as i64) as u64)
+                }
+                Op::ISub { dst, a: x, b: y } => {
+                    wv!(dst, (rv!(x) as i64).wrapping_sub(rv!(y) as i64) as u64)
+                }
+                Op::IMul { dst, a: x, b: y } => {
+                    wv!(dst, (rv!(x) as i64).wrapping_mul(rv!(y) as i64) as u64)
+                }
+                Op::AddK { dst, a: x, k, imm } => {
+                    wv!(k, imm as i64 as u64);
+                    wv!(dst, (rv!(x) as i64).wrapping_add(imm as i64) as u64);
+                    a.pc += 1;
+                }
+                Op::SubK { dst, a: x, k, imm } => {
+                    wv!(k, imm as i64 as u64);
+                    wv!(dst, (rv!(x) as i64).wrapping_sub(imm as i64) as u64);
+                    a.pc += 1;
+                }
+                Op::BrILtK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) < imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrILeK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) <= imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrIGtK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) > imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrIGeK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) >= imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrIEqK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) == imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrINeK {
+                    a: x,
+                    k,
+                    imm,
+                    target,
+                } => {
+                    wv!(k, imm as i64 as u64);
+                    a.pc = if (rv!(x) as i64) != imm as i64 {
+                        target as usize
+                    } else {
+                        a.pc + 1
+                    };
+                }
+                Op::BrILt { a: x, b: y, target } => {
+                    if (rv!(x) as i64) < (rv!(y) as i64) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::BrILe { a: x, b: y, target } => {
+                    if (rv!(x) as i64) <= (rv!(y) as i64) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::BrIGt { a: x, b: y, target } => {
+                    if (rv!(x) as i64) > (rv!(y) as i64) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::BrIGe { a: x, b: y, target } => {
+                    if (rv!(x) as i64) >= (rv!(y) as i64) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::BrIEq { a: x, b: y, target } => {
+                    if rv!(x) == rv!(y) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::BrINe { a: x, b: y, target } => {
+                    if rv!(x) != rv!(y) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::Br {
+                    cmp: c,
+                    a: x,
+                    b: y,
+                    target,
+                } => {
+                    if cmp(c, rv!(x), rv!(y)) {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::BrEqConst { a: x, target, bits } => {
+                    if rv!(x) == bits {
+                        a.pc = target as usize;
+                    }
+                }
+                Op::Jump { target } => {
+                    let target = target as usize;
+                    if target < a.pc {
+                        // a loop: make sure it cannot starve the scheduler
+                        red += 1;
+                        if red >= budget {
+                            a.pc = target;
+                            save!();
+                            return Ok(SliceEnd::Yield);
+                        }
+                    }
+                    a.pc = target;
+                }
+                Op::OpV {
+                    op,
+                    dst,
+                    a: x,
+                    b: y,
+                } => {
+                    let r = finish!(vop(op, rv!(x), rv!(y)));
+                    wv!(dst, r);
+                }
+                Op::UnOpV { op, dst, a: x } => {
+                    let r = finish!(unop(op, rv!(x)));
+                    wv!(dst, r);
+                }
+                Op::CmpBool {
+                    cmp: c,
+                    dst,
+                    a: x,
+                    b: y,
+                } => {
+                    let b = if cmp(c, rv!(x), rv!(y)) {
+                        l.true_node
+                    } else {
+                        l.false_node
+                    };
+                    wp!(dst, b);
+                }
+                Op::Integer { dst, idx } => {
+                    let n = &l.prog.integers[idx as usize];
+                    let p = finish!(self.alloc_integer(t, n));
+                    wp!(dst, p);
+                }
+                Op::Str { dst, idx } => {
+                    if l.prog.strings[idx as usize].is_empty() {
+                        wp!(dst, l.nil_node);
+                    } else {
+                        let p = alloc!(2);
+                        self.heap.mem[p] = header(kind::STR, 1, idx);
+                        self.heap.mem[p + 1] = 0;
+                        wp!(dst, Ptr(p as u32));
+                    }
+                }
+                Op::BoxInt { dst, src } => {
+                    let i = rv!(src) as i64;
+                    let p = match l.int_box(i) {
+                        Some(p) => p,
+                        None => {
+                            let p = alloc!(2);
+                            set!(self.heap.mem, p, header(kind::INT, 1, 0));
+                            set!(self.heap.mem, p + 1, i as u64);
+                            Ptr(p as u32)
+                        }
+                    };
+                    wp!(dst, p);
+                }
+                Op::BoxChar { dst, src } => {
+                    let c = rv!(src);
+                    let p = match l.char_box(c as u32) {
+                        Some(p) => p,
+                        None => {
+                            let p = alloc!(2);
+                            set!(self.heap.mem, p, header(kind::CHAR, 1, 0));
+                            set!(self.heap.mem, p + 1, c);
+                            Ptr(p as u32)
+                        }
+                    };
+                    wp!(dst, p);
+                }
+                Op::BoxDouble { dst, src } => {
+                    let d = rv!(src);
+                    let p = alloc!(2);
+                    set!(self.heap.mem, p, header(kind::DOUBLE, 1, 0));
+                    set!(self.heap.mem, p + 1, d);
+                    wp!(dst, Ptr(p as u32));
+                }
+                Op::Unbox { dst, src } => {
+                    let p = self.heap.deref(rp!(src));
+                    wv!(dst, mem!(p.0 as usize + 1));
+                }
+                Op::MkCon { dst, n, con, args } => {
+                    let p = alloc!(1 + n as usize);
+                    set!(self.heap.mem, p, header(kind::CON, n as u32, con));
+                    for i in 0..n as usize {
+                        let x = rp!(get!(pool, args as usize + i));
+                        set!(self.heap.mem, p + 1 + i, x.0 as u64);
+                    }
+                    wp!(dst, Ptr(p as u32));
+                }
+                Op::MkThunk { dst, n, sc, args } => {
+                    let size = (n as usize).max(1);
+                    let p = alloc!(1 + size);
+                    set!(self.heap.mem, p, header(kind::THUNK, size as u32, sc));
+                    set!(self.heap.mem, p + 1, dummy.0 as u64);
+                    for i in 0..n as usize {
+                        let x = rp!(get!(pool, args as usize + i));
+                        set!(self.heap.mem, p + 1 + i, x.0 as u64);
+                    }
+                    wp!(dst, Ptr(p as u32));
+                }
+                Op::MkPap { dst, n, sc, args } => {
+                    let p = alloc!(1 + n as usize);
+                    set!(self.heap.mem, p, header(kind::PAP, n as u32, sc));
+                    for i in 0..n as usize {
+                        let x = rp!(get!(pool, args as usize + i));
+                        set!(self.heap.mem, p + 1 + i, x.0 as u64);
+                    }
+                    wp!(dst, Ptr(p as u32));
+                }
+                Op::Fill { node, field, src } => {
+                    let p = rp!(node).0 as usize;
+                    let h = self.heap.mem[p];
+                    if !matches!(h_kind(h), kind::CON | kind::THUNK | kind::PAP)
+                        || field as usize >= crate::machine::heap::h_size(h)
+                    {
+                        self.slice_reductions += red;
+                        return err("internal error: Fill of a field that is not there");
+                    }
+                    self.heap.mem[p + 1 + field as usize] = rp!(src).0 as u64;
+                }
+                Op::Eval { reg } => {
+                    let mut p = rp!(reg);
+                    let mut h = mem!(p.0);
+                    if h_kind(h) == kind::IND {
+                        p = self.heap.deref(p);
+                        h = mem!(p.0);
+                        wp!(reg, p);
+                    }
+                    if !is_value_kind(h_kind(h)) {
+                        let (r, na) = finish!(self.eval_slow(t, a, reg, false));
+                        a = na;
+                        refresh!();
+                        match r {
+                            Evaled::Entered => entered!(),
+                            Evaled::Value(v) => wp!(reg, v),
+                            Evaled::Blocked => {
+                                save!();
+                                return Ok(SliceEnd::Blocked);
+                            }
+                        }
+                    }
+                }
+                Op::Enter { reg } => {
+                    let p = self.heap.deref(rp!(reg));
+                    if is_value_kind(h_kind(mem!(p.0))) {
+                        ret!(p);
+                    } else {
+                        wp!(reg, p);
+                        let (r, na) = finish!(self.eval_slow(t, a, reg, true));
+                        a = na;
+                        refresh!();
+                        match r {
+                            Evaled::Entered => entered!(),
+                            Evaled::Value(v) => ret!(v),
+                            Evaled::Blocked => {
+                                save!();
+                                return Ok(SliceEnd::Blocked);
+                            }
+                        }
+                    }
+                }
+                Op::Switch { reg, n, targets } => {
+                    let p = self.heap.deref(rp!(reg));
+                    let h = mem!(p.0);
+                    if h_kind(h) != kind::CON {
+                        self.slice_reductions += red;
+                        return err("internal error: Switch on a value that is not a constructor");
+                    }
+                    let tag = get!(l.con_tag, h_info(h) as usize);
+                    if tag >= n as u32 {
+                        self.slice_reductions += red;
+                        return err("internal error: Switch without a target for this tag");
+                    }
+                    a.pc = get!(l.targets, targets as usize + tag as usize) as usize;
+                }
+                Op::Fields { reg, dst, n } => {
+                    let p = self.heap.deref(rp!(reg)).0 as usize;
+                    if crate::machine::heap::h_size(self.heap.mem[p]) < n as usize {
+                        self.slice_reductions += red;
+                        return err("internal error: Fields of a smaller node");
+                    }
+                    for i in 0..n as usize {
+                        let f = mem!(p + 1 + i);
+                        wp!(dst as usize + i, Ptr(f as u32));
+                    }
+                }
+                Op::Field { dst, reg, field } => {
+                    let p = self.heap.deref(rp!(reg)).0 as usize;
+                    if crate::machine::heap::h_size(self.heap.mem[p]) <= field as usize {
+                        self.slice_reductions += red;
+                        return err("internal error: Field of a smaller node");
+                    }
+                    let f = mem!(p + 1 + field as usize);
+                    wp!(dst, Ptr(f as u32));
+                }
+                Op::Prim { prim, dst, n, args } => {
+                    let regs = &pool[args as usize..args as usize + n as usize];
+                    finish!(crate::machine::prims::prim(
+                        self, t, a.pbase, prim, dst, regs
+                    ));
+                    refresh!();
+                }
+                Op::Call { dst, sc, args } | Op::CallV { dst, sc, args } => {
+                    let kind = if matches!(op, Op::Call { .. }) {
+                        fk::RET
+                    } else {
+                        fk::RETV
+                    };
+                    t.frames.push(Frame {
+                        kind,
+                        dst,
+                        pc: a.pc as u32,
+                        pbase: a.pbase as u32,
+                        vbase: a.vbase as u32,
+                    });
+                    let info = get!(l.scs, sc as usize);
+                    let (ar, nr) = (info.arity as usize, info.nregs as usize);
+                    let (var, nvr) = (info.varity as usize, info.nvregs as usize);
+                    let np = t.ptrs.len();
+                    let nv = t.vals.len();
+                    if t.ptrs.capacity() < np + nr || t.vals.capacity() < nv + nvr {
+                        t.ptrs.reserve(nr);
+                        t.vals.reserve(nvr);
+                        refresh!();
+                    }
+                    let args = args as usize;
+                    // SAFETY: capacity was reserved above; the new window
+                    // is fully written before the lengths are set.
+                    unsafe {
+                        let dp = t.ptrs.as_mut_ptr().add(np);
+                        for i in 0..ar {
+                            *dp.add(i) = rp!(get!(pool, args + i));
+                        }
+                        for i in ar..nr {
+                            *dp.add(i) = dummy;
+                        }
+                        t.ptrs.set_len(np + nr);
+                        let dv = t.vals.as_mut_ptr().add(nv);
+                        for i in 0..var {
+                            *dv.add(i) = rv!(get!(pool, args + ar + i));
+                        }
+                        for i in var..nvr {
+                            *dv.add(i) = 0;
+                        }
+                        t.vals.set_len(nv + nvr);
+                    }
+                    a = Act {
+                        pc: info.entry as usize,
+                        pbase: np,
+                        vbase: nv,
+                    };
+                    refresh!();
+                    entered!();
+                }
+                Op::TailCall { sc, args } => {
+                    let info = get!(l.scs, sc as usize);
+                    let (ar, nr) = (info.arity as usize, info.nregs as usize);
+                    let (var, nvr) = (info.varity as usize, info.nvregs as usize);
+                    let args = args as usize;
+                    // The arguments go through the top of the stack, then
+                    // down to the base (the windows overlap).
+                    let top = t.ptrs.len();
+                    let vtop = t.vals.len();
+                    if t.ptrs.capacity() < (top + ar).max(a.pbase + nr)
+                        || t.vals.capacity() < (vtop + var).max(a.vbase + nvr)
+                    {
+                        t.ptrs.reserve(ar + nr);
+                        t.vals.reserve(var + nvr);
+                        refresh!();
+                    }
+                    // SAFETY: capacity was reserved above; everything up
+                    // to the new lengths is written first.
+                    unsafe {
+                        let bp = t.ptrs.as_mut_ptr();
+                        for i in 0..ar {
+                            *bp.add(top + i) = rp!(get!(pool, args + i));
+                        }
+                        std::ptr::copy(bp.add(top), bp.add(a.pbase), ar);
+                        for i in ar..nr {
+                            *bp.add(a.pbase + i) = dummy;
+                        }
+                        t.ptrs.set_len(a.pbase + nr);
+                        let bv = t.vals.as_mut_ptr();
+                        for i in 0..var {
+                            *bv.add(vtop + i) = rv!(get!(pool, args + ar + i));
+                        }
+                        std::ptr::copy(bv.add(vtop), bv.add(a.vbase), var);
+                        for i in var..nvr {
+                            *bv.add(a.vbase + i) = 0;
+                        }
+                        t.vals.set_len(a.vbase + nvr);
+                    }
+                    a.pc = info.entry as usize;
+                    refresh!();
+                    entered!();
+                }
+                Op::Apply { f, dst, n, args } => {
+                    self.tmp.clear();
+                    self.tmp.push(self.heap.deref(rp!(f)));
+                    for i in 0..n as usize {
+                        let x = rp!(get!(pool, args as usize + i));
+                        self.tmp.push(x);
+                    }
+                    let (r, na) = finish!(self.apply(t, a, Mode::Call(dst)));
+                    a = na;
+                    refresh!();
+                    match r {
+                        Applied::Entered => entered!(),
+                        Applied::Value(p) => wp!(dst, p),
+                    }
+                }
+                Op::TailApply { f, n, args } => {
+                    self.tmp.clear();
+                    self.tmp.push(self.heap.deref(rp!(f)));
+                    for i in 0..n as usize {
+                        let x = rp!(get!(pool, args as usize + i));
+                        self.tmp.push(x);
+                    }
+                    let (r, na) = finish!(self.apply(t, a, Mode::Tail));
+                    a = na;
+                    refresh!();
+                    match r {
+                        Applied::Entered => entered!(),
+                        Applied::Value(p) => ret!(p),
+                    }
+                }
+                Op::Ret { reg } => {
+                    let v = rp!(reg);
+                    ret!(v);
+                }
+                Op::RetV { reg } => {
+                    let v = rv!(reg);
+                    let f = match t.frames.pop() {
+                        Some(f) if f.kind == fk::RETV => f,
+                        _ => {
+                            self.slice_reductions += red;
+                            return err(
+                                "internal error: an unboxed value returned to a boxed continuation",
+                            );
+                        }
+                    };
+                    t.ptrs.truncate(a.pbase);
+                    t.vals.truncate(a.vbase);
+                    a = Act {
+                        pc: f.pc as usize,
+                        pbase: f.pbase as usize,
+                        vbase: f.vbase as usize,
+                    };
+                    refresh!();
+                    wv!(f.dst, v);
+                }
+                Op::Par { reg } => {
+                    let p = rp!(reg);
+                    self.spark(p);
+                }
+                Op::Halt { reg } => {
+                    t.result = rp!(reg);
+                    t.state = State::Finished;
+                    save!();
+                    return Ok(SliceEnd::Finished);
+                }
+                Op::FellOff { sc } => {
+                    self.slice_reductions += red;
+                    return err(format!(
+                        "internal error: control ran past the end of {}",
+                        l.prog.scs[sc as usize].name
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Evaluates the non-value in register `reg`: enters a thunk (pushing
+    /// a return frame unless `tail`, and an update frame), unpacks a string
+    /// or stdin node, or blocks on a black hole.
+    fn eval_slow(
+        &mut self,
+        t: &mut Thread,
+        mut a: Act,
+        reg: u16,
+        tail: bool,
+    ) -> Result<(Evaled, Act), Stop> {
+        let p = self.heap.deref(t.ptrs[a.pbase + reg as usize]);
+        let h = self.heap.mem[p.0 as usize];
+        match h_kind(h) {
+            kind::THUNK => {
+                let sc = h_info(h);
+                let info = self.l.scs[sc as usize];
+                if tail {
+                    t.ptrs.truncate(a.pbase);
+                    t.vals.truncate(a.vbase);
+                } else {
+                    t.frames.push(Frame {
+                        kind: fk::RET,
+                        dst: reg,
+                        pc: a.pc as u32,
+                        pbase: a.pbase as u32,
+                        vbase: a.vbase as u32,
+                    });
+                }
+                let slot = t.ptrs.len();
+                let vslot = t.vals.len();
+                t.ptrs.push(p);
+                t.frames.push(Frame {
+                    kind: fk::UPDATE,
+                    dst: 0,
+                    pc: 0,
+                    pbase: slot as u32,
+                    vbase: vslot as u32,
+                });
+                let i = p.0 as usize;
+                for k in 0..info.arity as usize {
+                    t.ptrs.push(Ptr(self.heap.mem[i + 1 + k] as u32));
+                }
+                t.ptrs.resize(slot + 1 + info.nregs as usize, self.l.dummy);
+                t.vals.resize(vslot + info.nvregs as usize, 0);
+                self.heap.mem[i] = header(kind::BLACKHOLE, 1, t.id);
+                self.heap.mem[i + 1] = 0;
+                a = Act {
+                    pc: info.entry as usize,
+                    pbase: slot + 1,
+                    vbase: vslot,
+                };
+                Ok((Evaled::Entered, a))
+            }
+            kind::BLACKHOLE | kind::FETCHME | kind::RBH => {
+                let k = h_kind(h);
+                if k == kind::BLACKHOLE && h_info(h) == t.id {
+                    return err("<<loop>>");
+                }
+                if k == kind::FETCHME && self.heap.mem[p.0 as usize + 1] == 0 {
+                    self.fetch(p);
+                }
+                self.heap.mem[p.0 as usize + 1] = 1;
+                t.blocked_on = p;
+                t.state = State::Blocked;
+                a.pc -= 1; // retry the Eval / Enter when woken
+                Ok((Evaled::Blocked, a))
+            }
+            kind::RAISE => err(self.raised[h_info(h) as usize].clone()),
+            kind::STR => {
+                let v = self.unpack_str(t, a.pbase + reg as usize)?;
+                Ok((Evaled::Value(v), a))
+            }
+            kind::STDIN => {
+                let v = self.unpack_stdin(t, a.pbase + reg as usize)?;
+                Ok((Evaled::Value(v), a))
+            }
+            k => err(format!("internal error: evaluating a node of kind {k}")),
+        }
+    }
+
+    /// Unpacks the next characters of the string node in `ptrs[slot]`
+    /// (up to a chunk at a time) and updates it with the list.
+    fn unpack_str(&mut self, t: &mut Thread, slot: usize) -> Result<Ptr, Stop> {
+        const CHUNK: usize = 32;
+        let p = self.heap.deref(t.ptrs[slot]);
+        let h = self.heap.hdr(p);
+        let idx = h_info(h) as usize;
+        let off = self.heap.word(p, 0) as usize;
+        let s = &self.l.prog.strings[idx];
+        let rest = &s[off..];
+        let mut end = 0;
+        let mut words = 0;
+        for (n, (i, c)) in rest.char_indices().enumerate() {
+            if n == CHUNK {
+                break;
+            }
+            end = i + c.len_utf8();
+            words += 3 + self.char_words(c as u32);
+        }
+        let more = off + end < s.len();
+        self.ensure(t, words + if more { 2 } else { 0 })?;
+        let p = self.heap.deref(t.ptrs[slot]);
+        let tail = if more {
+            let q = self.bump(2);
+            self.heap.mem[q.0 as usize] = header(kind::STR, 1, idx as u32);
+            self.heap.mem[q.0 as usize + 1] = (off + end) as u64;
+            q
+        } else {
+            self.l.nil_node
+        };
+        let list = self.build_string(&s[off..off + end], tail);
+        self.heap.mem[p.0 as usize] = header(kind::IND, 1, 0);
+        self.heap.mem[p.0 as usize + 1] = list.0 as u64;
+        t.ptrs[slot] = list;
+        Ok(list)
+    }
+
+    /// Reads the next piece of stdin for the lazy getContents list.
+    fn unpack_stdin(&mut self, t: &mut Thread, slot: usize) -> Result<Ptr, Stop> {
+        let chunk = self.io.read_chunk();
+        let words = match &chunk {
+            Some(s) => self.string_words(s) + 2,
+            None => 0,
+        };
+        self.ensure(t, words)?;
+        let p = self.heap.deref(t.ptrs[slot]);
+        let list = match chunk {
+            Some(s) => {
+                let q = self.bump(2);
+                self.heap.mem[q.0 as usize] = header(kind::STDIN, 1, 0);
+                self.heap.mem[q.0 as usize + 1] = 0;
+                self.build_string(&s, q)
+            }
+            None => self.l.nil_node,
+        };
+        self.heap.mem[p.0 as usize] = header(kind::IND, 1, 0);
+        self.heap.mem[p.0 as usize + 1] = list.0 as u64;
+        t.ptrs[slot] = list;
+        Ok(list)
+    }
+
+    /// Applies `tmp[0]` (an evaluated FUN or PAP) to `tmp[1..]`.
+    fn apply(&mut self, t: &mut Thread, a: Act, mode: Mode) -> Result<(Applied, Act), Stop> {
+        let f = self.heap.deref(self.tmp[0]);
+        let h = self.heap.hdr(f);
+        let sc = h_info(h);
+        match h_kind(h) {
+            kind::FUN => {}
+            kind::PAP => {
+                let n = crate::machine::heap::h_size(h);
+                let fields: Vec<Ptr> = (0..n).map(|i| self.heap.field(f, i)).collect();
+                self.tmp.splice(1..1, fields);
+            }
+            _ => return err("internal error: applying a value that is not a function"),
+        }
+        let info = self.l.scs[sc as usize];
+        let arity = info.arity as usize;
+        let total = self.tmp.len() - 1;
+        if total < arity {
+            let p = self.alloc(t, 1 + total.max(1))?;
+            let i = p.0 as usize;
+            self.heap.mem[i] = header(kind::PAP, total as u32, sc);
+            self.heap.mem[i + 1] = 0;
+            for k in 0..total {
+                self.heap.mem[i + 1 + k] = self.tmp[1 + k].0 as u64;
+            }
+            self.tmp.clear();
+            return Ok((Applied::Value(p), a));
+        }
+        let (mut base, vb) = match mode {
+            Mode::Call(dst) => {
+                t.frames.push(Frame {
+                    kind: fk::RET,
+                    dst,
+                    pc: a.pc as u32,
+                    pbase: a.pbase as u32,
+                    vbase: a.vbase as u32,
+                });
+                (t.ptrs.len(), t.vals.len())
+            }
+            Mode::Tail => (a.pbase, a.vbase),
+            Mode::Frame(p, v) => (p, v),
+        };
+        t.ptrs.truncate(base);
+        t.vals.truncate(vb);
+        if total > arity {
+            let extra = total - arity;
+            t.ptrs.extend_from_slice(&self.tmp[1 + arity..]);
+            t.frames.push(Frame {
+                kind: fk::APPLY,
+                dst: extra as u16,
+                pc: 0,
+                pbase: base as u32,
+                vbase: vb as u32,
+            });
+            base += extra;
+        }
+        t.ptrs.extend_from_slice(&self.tmp[1..1 + arity]);
+        t.ptrs.resize(base + info.nregs as usize, self.l.dummy);
+        t.vals.resize(vb + info.nvregs as usize, 0);
+        self.tmp.clear();
+        let a = Act {
+            pc: info.entry as usize,
+            pbase: base,
+            vbase: vb,
+        };
+        Ok((Applied::Entered, a))
+    }
+}
+
+/// A binary operation on value registers.
+#[inline]
+pub fn vop(op: VOp, a: u64, b: u64) -> Result<u64, Stop> {
+    let (x, y) = (a as i64, b as i64);
+    let (fx, fy) = (f64::from_bits(a), f64::from_bits(b));
+    Ok(match op {
+        VOp::IAdd => x.wrapping_add(y) as u64,
+        VOp::ISub => x.wrapping_sub(y) as u64,
+        VOp::IMul => x.wrapping_mul(y) as u64,
+        VOp::IQuot | VOp::IDiv => {
+            if y == 0 {
+                return err("divide by zero");
+            }
+            if x == i64::MIN && y == -1 {
+                return err("arithmetic overflow");
+            }
+            let q = x / y;
+            if op == VOp::IDiv && x % y != 0 && ((x < 0) != (y < 0)) {
+                (q - 1) as u64
+            } else {
+                q as u64
+            }
+        }
+        VOp::IRem => {
+            if y == 0 {
+                return err("divide by zero");
+            }
+            x.wrapping_rem(y) as u64
+        }
+        VOp::IMod => {
+            if y == 0 {
+                return err("divide by zero");
+            }
+            if y == -1 {
+                0
+            } else {
+                let r = x % y;
+                (if r != 0 && (r < 0) != (y < 0) {
+                    r + y
+                } else {
+                    r
+                }) as u64
+            }
+        }
+        VOp::DAdd => (fx + fy).to_bits(),
+        VOp::DSub => (fx - fy).to_bits(),
+        VOp::DMul => (fx * fy).to_bits(),
+        VOp::DDiv => (fx / fy).to_bits(),
+        VOp::DPow => fx.powf(fy).to_bits(),
+    })
+}
+
+/// A unary operation on value registers.
+#[inline]
+pub fn unop(op: VUnOp, a: u64) -> Result<u64, Stop> {
+    let f = f64::from_bits(a);
+    let d = |x: f64| Ok(x.to_bits());
+    match op {
+        VUnOp::INeg => Ok((a as i64).wrapping_neg() as u64),
+        VUnOp::DNeg => d(-f),
+        VUnOp::IntToDouble => d(a as i64 as f64),
+        VUnOp::Ord => Ok(a),
+        VUnOp::Chr => {
+            let i = a as i64;
+            if (0..=0x10FFFF).contains(&i) {
+                Ok(a)
+            } else {
+                err(format!("Prelude.chr: bad argument: {i}"))
+            }
+        }
+        VUnOp::DExp => d(f.exp()),
+        VUnOp::DLog => d(f.ln()),
+        VUnOp::DSqrt => d(f.sqrt()),
+        VUnOp::DSin => d(f.sin()),
+        VUnOp::DCos => d(f.cos()),
+        VUnOp::DTan => d(f.tan()),
+        VUnOp::DAsin => d(f.asin()),
+        VUnOp::DAcos => d(f.acos()),
+        VUnOp::DAtan => d(f.atan()),
+        VUnOp::DSinh => d(f.sinh()),
+        VUnOp::DCosh => d(f.cosh()),
+        VUnOp::DTanh => d(f.tanh()),
+        // SAFETY: plain libm functions on a double.
+        VUnOp::DAsinh => d(unsafe { libm::asinh(f) }),
+        VUnOp::DAcosh => d(unsafe { libm::acosh(f) }),
+        VUnOp::DAtanh => d(unsafe { libm::atanh(f) }),
+    }
+}
+
+/// The C library's functions that Rust's std computes differently (GHC
+/// calls libm; the standard library links it on every platform we run on).
+mod libm {
+    extern "C" {
+        pub fn asinh(x: f64) -> f64;
+        pub fn acosh(x: f64) -> f64;
+        pub fn atanh(x: f64) -> f64;
+    }
+}

@@ -1,0 +1,124 @@
+//! Observing a run (DESIGN.md "Observability"): each PE's events
+//! (`event`), the statistics counted from them (`stats`), and recording
+//! them. The statistics are always counted, inline, as each event is
+//! emitted; recording is optional and costs a test of a flag when off.
+
+pub mod event;
+pub mod stats;
+
+use crate::parallel::ids::PeId;
+use event::Event;
+use stats::PeStats;
+use std::sync::{Arc, Mutex};
+
+/// Where recorded events go: every event of one PE with its time.
+pub trait Recorder: Send {
+    fn record(&mut self, t: f64, e: &Event);
+}
+
+/// An event as recorded: which PE, when (its engine's clock, seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stamped {
+    pub pe: PeId,
+    pub t: f64,
+    pub event: Event,
+}
+
+/// A recorder that keeps every PE's events in memory, in one list that
+/// its clones share (`Config::record`).
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    pe: PeId,
+    events: Arc<Mutex<Vec<Stamped>>>,
+}
+
+impl Recording {
+    /// The same list, for PE `pe`'s events.
+    pub fn for_pe(&self, pe: PeId) -> Recording {
+        Recording {
+            pe,
+            events: self.events.clone(),
+        }
+    }
+
+    /// What was recorded so far.
+    pub fn events(&self) -> Vec<Stamped> {
+        self.events.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+}
+
+impl Recorder for Recording {
+    fn record(&mut self, t: f64, e: &Event) {
+        if let Ok(mut v) = self.events.lock() {
+            v.push(Stamped {
+                pe: self.pe,
+                t,
+                event: e.clone(),
+            });
+        }
+    }
+}
+
+/// One PE's event stream: the counters, and a recorder if any.
+#[derive(Default)]
+pub struct Obs {
+    stats: PeStats,
+    recording: Option<Pending>,
+}
+
+/// The events of the step under way, stamped when it ends.
+struct Pending {
+    recorder: Box<dyn Recorder>,
+    events: Vec<Event>,
+}
+
+impl Obs {
+    /// Counts `e`, and keeps it when recording.
+    #[inline]
+    pub fn emit(&mut self, e: Event) {
+        self.stats.count(&e);
+        if let Some(r) = &mut self.recording {
+            r.events.push(e);
+        }
+    }
+
+    pub fn stats(&self) -> &PeStats {
+        &self.stats
+    }
+
+    pub fn stats_mut(&mut self) -> &mut PeStats {
+        &mut self.stats
+    }
+
+    pub fn recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
+    /// Records the events from now on with `recorder`.
+    pub fn record(&mut self, recorder: Box<dyn Recorder>) {
+        self.recording = Some(Pending {
+            recorder,
+            events: Vec::new(),
+        });
+    }
+
+    /// Stops recording; the recorder.
+    pub fn stop_recording(&mut self) -> Option<Box<dyn Recorder>> {
+        self.recording.take().map(|r| r.recorder)
+    }
+
+    /// The engine's clock went from `start` to `end` during the step that
+    /// emitted the pending events: a thread's slice ends at `end`, and so
+    /// does what follows it; the rest happened at `start`.
+    pub fn step_done(&mut self, start: f64, end: f64) {
+        if let Some(r) = &mut self.recording {
+            let mut t = start;
+            for e in r.events.drain(..) {
+                if matches!(e, Event::ThreadStop { .. }) {
+                    t = end;
+                }
+                r.recorder.record(t, &e);
+            }
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! A PE among others: GUM's protocol (DESIGN.md "Many PEs"; the messages
+//! are in `message`). The engines move the bytes and `protocol::dispatch`
+//! hands GUM's messages here; this module decides what a PE sends and what
+//! it does with what it receives.
+//!
+//! * Work: an idle PE sends a FISH to the PE its load policy names
+//!   (`parallel::policy`; `gum`: a random one). A PE with a spark to spare
+//!   (the policy chooses) packs it (with a few of the thunks it needs, see
+//!   `Tuning::thunks_per_graph`) and sends it to the fish's origin in a
+//!   SCHEDULE; otherwise the fish goes where the policy says, or home,
+//!   where the engine holds it for the policy's fish delay. A received
+//!   spark becomes a thread at once (so it cannot bounce on).
+//! * Data: a thread that enters a FetchMe blocks on it, and the PE sends a
+//!   FETCH to the owner, naming the FetchMe by a global address of its own
+//!   for the answer. The owner packs the node (a thunk moves, becoming an
+//!   RBH until the ACK) and sends a RESUME; a FETCH that finds a black hole
+//!   waits until the black hole is updated; one that finds a FetchMe (the
+//!   node moved on) is forwarded.
+//! * Memory: after each GC the weight of dead FetchMes goes home in FREE
+//!   messages (batched per owner), see `ga`.
+
+use crate::machine::heap::{h_info, h_kind, header, kind, Ptr};
+use crate::machine::pe::{Pe, Stop};
+use crate::machine::thread::Thread;
+use crate::parallel::ga::{GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
+pub mod message;
+
+use crate::obs::event::Event;
+use crate::parallel::pack;
+use crate::parallel::policy::Sparks;
+use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::internal;
+use message::Message;
+use std::collections::{BTreeMap, VecDeque};
+
+/// A FETCH that waits for its node.
+#[derive(Clone, Copy, Debug)]
+struct BlockedFetch {
+    node: Ptr,
+    reply: GlobalAddr,
+    weight: Weight,
+}
+
+/// The protocol state of one PE.
+#[derive(Default)]
+pub struct Gum {
+    blocked: Vec<BlockedFetch>,
+    pending: VecDeque<BlockedFetch>,
+    /// FETCHes of nodes that are evaluated here without a black hole
+    /// (stdin): retried every round.
+    retry: Vec<BlockedFetch>,
+    /// A FISH of ours is out.
+    pub fish_out: bool,
+}
+
+impl Gum {
+    /// The node `bh` was updated: the FETCHes waiting for it are answered
+    /// in the next round.
+    pub fn wake_fetches(&mut self, bh: Ptr) {
+        let mut i = 0;
+        while i < self.blocked.len() {
+            if self.blocked[i].node == bh {
+                let f = self.blocked.swap_remove(i);
+                self.pending.push_back(f);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty() || !self.retry.is_empty()
+    }
+
+    pub fn roots_mut(&mut self, mut f: impl FnMut(&mut Ptr)) {
+        for b in self
+            .blocked
+            .iter_mut()
+            .chain(self.pending.iter_mut())
+            .chain(self.retry.iter_mut())
+        {
+            f(&mut b.node);
+        }
+    }
+}
+
+/// Items for other PEs, one list per PE.
+fn by_pe<T>(items: impl IntoIterator<Item = (PeId, T)>) -> BTreeMap<PeId, Vec<T>> {
+    let mut m: BTreeMap<PeId, Vec<T>> = BTreeMap::new();
+    for (pe, x) in items {
+        m.entry(pe).or_default().push(x);
+    }
+    m
+}
+
+impl Pe<'_, '_> {
+    fn send(&mut self, to: PeId, m: Message) {
+        let mut env = Envelope::new(self.id(), to, m.kind(), m.encode());
+        if matches!(m, Message::Fish { origin, .. } if origin == to) {
+            // An empty fish going home: its PE waits before fishing again.
+            env.hold = self.policy.fish_delay();
+        }
+        self.send_envelope(env);
+    }
+
+    /// Whether a FISH arriving now would take a spark away (`spare_spark`
+    /// without its effects).
+    pub(crate) fn could_spare_spark(&self) -> bool {
+        let sparks = Sparks::new(&self.sparks, &self.heap);
+        let idle = self.run_queue.is_empty();
+        self.policy.spark_to_send(&sparks, idle).is_some()
+    }
+
+    /// Packs the graph at `root` as a SCHEDULE or RESUME would, moving the
+    /// thunks `moves` says.
+    pub fn pack_graph(&mut self, root: Ptr, moves: pack::Moves) -> pack::PackedGraph {
+        let limit = self.tuning.graph_words;
+        pack::pack(
+            &mut self.heap,
+            &mut self.ga,
+            &self.raised,
+            root,
+            moves,
+            limit,
+        )
+    }
+
+    /// A thread entered the FetchMe `p` (no FETCH out yet): ask its owner.
+    pub(crate) fn fetch(&mut self, p: Ptr) {
+        let i = h_info(self.heap.hdr(p));
+        let target = self.ga.remote(i).ga;
+        let (reply, weight) = self.ga.export_local(p);
+        self.obs.emit(Event::Fetch { to: target.pe });
+        self.send(
+            target.pe,
+            Message::Fetch {
+                target,
+                reply,
+                weight,
+            },
+        );
+    }
+
+    /// Answers the FETCHes whose nodes were updated (or are retried).
+    pub(crate) fn answer_fetches(&mut self) -> Result<(), Stop> {
+        let retry = std::mem::take(&mut self.gum.retry);
+        self.gum.pending.extend(retry);
+        while let Some(f) = self.gum.pending.pop_front() {
+            self.answer_fetch(f)?;
+        }
+        Ok(())
+    }
+
+    fn answer_fetch(&mut self, f: BlockedFetch) -> Result<(), Stop> {
+        let p = self.heap.deref(f.node);
+        let h = self.heap.hdr(p);
+        if f.reply.pe == self.id() {
+            // Our own FETCH came back (the node moved here meanwhile): the
+            // FetchMe simply becomes the node.
+            self.answered(f.reply.slot, f.weight, p);
+            return Ok(());
+        }
+        match h_kind(h) {
+            kind::BLACKHOLE | kind::RBH => {
+                self.heap.mem[p.0 as usize + 1] = 1;
+                self.gum.blocked.push(BlockedFetch { node: p, ..f });
+            }
+            kind::FETCHME => {
+                // The node moved on: the FETCH follows it.
+                let target = self.ga.remote(h_info(h)).ga;
+                self.send(
+                    target.pe,
+                    Message::Fetch {
+                        target,
+                        reply: f.reply,
+                        weight: f.weight,
+                    },
+                );
+            }
+            kind::STDIN => {
+                // Only this PE can read it: evaluate it here, answer later.
+                self.spawn(self.l.spark_entry, &[p]);
+                self.gum.retry.push(BlockedFetch { node: p, ..f });
+            }
+            _ => {
+                let graph = self.pack(p, usize::MAX);
+                self.send(
+                    f.reply.pe,
+                    Message::Resume {
+                        reply: f.reply.slot,
+                        weight: f.weight,
+                        graph,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Packs the graph at `p`, thunks up to `depth` pointers away moving
+    /// with it (`Tuning::thunks_per_graph` at most).
+    fn pack(&mut self, p: Ptr, depth: usize) -> pack::PackedGraph {
+        let moves = pack::Moves {
+            thunks: self.tuning.thunks_per_graph,
+            depth,
+        };
+        self.pack_graph(p, moves)
+    }
+
+    /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
+    /// `reply` slot (which gets its `weight` back) becomes `v`, waking its
+    /// threads. False when the slot is not ours any more.
+    fn answered(&mut self, reply: u32, weight: Weight, v: Ptr) -> bool {
+        let Some(node) = self.ga.owned_node(reply) else {
+            return false;
+        };
+        self.ga.return_weight(reply, weight);
+        let f = self.heap.deref(node);
+        if self.heap.kind(f) == kind::FETCHME && f != v {
+            let i = h_info(self.heap.hdr(f));
+            if (v.0 as usize) < self.heap.static_end {
+                self.ga.drop_remote(i); // (static nodes never die)
+            } else {
+                self.ga.resolve_remote(i, v);
+            }
+            self.update(f, v);
+        }
+        true
+    }
+
+    /// An idle PE looks for work (one FISH out at a time).
+    pub(crate) fn go_fishing(&mut self) {
+        if self.npes > 1 && !self.gum.fish_out && !self.finished {
+            let to = self.policy.fish_target();
+            self.gum.fish_out = true;
+            self.obs.emit(Event::FishOut { to });
+            let origin = self.id();
+            self.send(to, Message::Fish { origin, age: 0 });
+        }
+    }
+
+    /// The spark the load policy sends away, if any. Sparks that are no
+    /// longer thunks fizzle first.
+    fn spare_spark(&mut self) -> Option<Ptr> {
+        let dead = Sparks::new(&self.sparks, &self.heap).dead();
+        self.sparks.drain(..dead);
+        for _ in 0..dead {
+            self.obs.emit(Event::SparkFizzle);
+        }
+        let idle = self.run_queue.is_empty();
+        let pick = self
+            .policy
+            .spark_to_send(&Sparks::new(&self.sparks, &self.heap), idle)?;
+        self.sparks.remove(pick).map(|s| self.heap.deref(s))
+    }
+
+    /// Rebuilds a packed graph in the heap (collecting first if need be).
+    pub fn unpack_graph(&mut self, graph: &[u64]) -> Result<pack::Unpacked, Stop> {
+        let words = pack::unpack_words(graph).map_err(internal)?;
+        self.ensure(&mut Thread::empty(), words)?;
+        pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, graph).map_err(internal)
+    }
+
+    /// Tells the old owners of moved thunks where they are now.
+    fn acknowledge(&mut self, moved: Vec<(PeId, u32, GlobalAddr, Weight)>) {
+        let moved = moved
+            .into_iter()
+            .map(|(pe, slot, new, w)| (pe, (slot, new, w)));
+        for (pe, moved) in by_pe(moved) {
+            self.send(pe, Message::Ack { moved });
+        }
+    }
+
+    /// Sends the weight of dead remote references home, one FREE per owner.
+    pub(crate) fn send_frees(&mut self) {
+        let mut away = Vec::new();
+        for (ga, w) in std::mem::take(&mut self.ga.to_free) {
+            if ga.pe == self.id() {
+                self.ga.return_weight(ga.slot, w);
+            } else {
+                away.push((ga.pe, (ga.slot, w)));
+            }
+        }
+        for (pe, weights) in by_pe(away) {
+            self.send(pe, Message::Free { weights });
+        }
+    }
+
+    /// The ACK for a thunk we sent: its RBH (our `slot`) now stands for
+    /// the thunk at `new`, of which we get weight `w`. Threads and FETCHes
+    /// waiting on the RBH go on (to fetch it from there).
+    fn thunk_moved(&mut self, slot: u32, new: GlobalAddr, w: Weight) -> Result<(), Stop> {
+        let Some(node) = self.ga.owned_node(slot) else {
+            return Ok(());
+        };
+        let p = self.heap.deref(node);
+        let i = p.0 as usize;
+        if h_kind(self.heap.mem[i]) != kind::RBH {
+            return Ok(());
+        }
+        let waiters = self.heap.mem[i + 1] != 0;
+        let size = crate::machine::heap::h_size(self.heap.mem[i]) as u32;
+        let known = self.ga.arrive(new, w).map_err(internal)?;
+        match known {
+            // Back here, or a node we hold a FetchMe for already.
+            Some(q) => {
+                self.heap.mem[i] = header(kind::IND, size, 0);
+                self.heap.mem[i + 1] = q.0 as u64;
+            }
+            None => {
+                let r = self.ga.add_remote(new, w, p);
+                self.heap.mem[i] = header(kind::FETCHME, size, r);
+                self.heap.mem[i + 1] = 0;
+            }
+        }
+        if waiters {
+            self.wake(p);
+        }
+        Ok(())
+    }
+
+    /// Handles a GUM message from another PE.
+    pub(crate) fn gum_receive(&mut self, from: PeId, m: Message) -> Result<(), Stop> {
+        match m {
+            Message::Fish { origin, age } => {
+                if origin == self.id() {
+                    self.gum.fish_out = false;
+                    self.obs.emit(Event::FishHome);
+                } else if let Some(s) = self.spare_spark() {
+                    // The spark and the thunks it names (its thread would
+                    // fetch them at once), not what they name: that may be
+                    // data every task reads.
+                    let graph = self.pack(s, 1);
+                    self.obs.emit(Event::SparkSteal { to: origin });
+                    self.send(origin, Message::Schedule { graph });
+                } else if let Some(to) = self.policy.forward(origin, age) {
+                    self.obs.emit(Event::FishForward { origin, to });
+                    self.send(
+                        to,
+                        Message::Fish {
+                            origin,
+                            age: age + 1,
+                        },
+                    );
+                } else {
+                    self.send(origin, Message::Fish { origin, age });
+                }
+            }
+            Message::Schedule { graph } => {
+                let u = self.unpack_graph(&graph)?;
+                self.gum.fish_out = false;
+                self.obs.emit(Event::SparkReceive { from });
+                self.spawn(self.l.spark_entry, &[u.root]);
+                self.acknowledge(u.moved);
+            }
+            Message::Fetch {
+                target,
+                reply,
+                weight,
+            } => {
+                let node = self
+                    .ga
+                    .owned_node(target.slot)
+                    .ok_or_else(|| internal("a FETCH for a freed address"))?;
+                self.answer_fetch(BlockedFetch {
+                    node,
+                    reply,
+                    weight,
+                })?;
+            }
+            Message::Resume {
+                reply,
+                weight,
+                graph,
+            } => {
+                // (Unpacking may collect: look the FetchMe up afterwards.)
+                let u = self.unpack_graph(&graph)?;
+                if !self.answered(reply, weight, u.root) {
+                    return Err(internal("a RESUME for a freed address"));
+                }
+                self.acknowledge(u.moved);
+            }
+            Message::Ack { moved } => {
+                for (slot, new, w) in moved {
+                    self.thunk_moved(slot, new, w)?;
+                }
+            }
+            Message::Free { weights } => {
+                for (slot, w) in weights {
+                    self.ga.return_weight(slot, w);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,11 @@
+//! What PEs do among themselves (GUM, DESIGN.md "Many PEs"): the names
+//! of remote things, global addresses with weighted reference counting,
+//! packing graphs, the protocols and how messages reach them, and the
+//! load policies.
+
+pub mod ga;
+pub mod gum;
+pub mod ids;
+pub mod pack;
+pub mod policy;
+pub mod protocol;

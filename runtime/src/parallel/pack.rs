@@ -1,0 +1,571 @@
+//! Packing a graph into a [`PackedGraph`] and unpacking it in another PE's heap
+//! (GUM's PackNearbyGraph, DESIGN.md "Many PEs").
+//!
+//! Packing walks the graph depth-first from the root (GUM went breadth
+//! first; depth first keeps few nodes waiting, see `pack`). Every node
+//! gets an entry number when written (so sharing and cycles survive: a
+//! pointer field is the number of its target's entry) and is packed as
+//! * `STATIC`: a node of the static area (the same on every PE);
+//! * `NODE`: a copy, for data in normal form (constructors, numbers,
+//!   partial applications, unread string literals);
+//! * `THUNK`: the root, when it moves (a spark, or a fetched thunk), with
+//!   its old global address; it becomes a revertible black hole (RBH) here
+//!   until the receiver's ACK names its new address;
+//! * `FETCHME`: a reference that stays behind: other thunks, black holes,
+//!   FetchMes, and whatever no longer fits in the packed graph (a node is copied
+//!   only if the packed graph still has room for it and for a FetchMe for every
+//!   node still queued, so a packed graph always closes within its limit).
+//!
+//! Layout: the entry count, then the entries, each a tag word and its
+//! fields (all 64-bit words).
+
+use crate::machine::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
+use crate::parallel::ga::{GaTable, GlobalAddr, Weight};
+use crate::parallel::ids::PeId;
+use std::collections::HashMap;
+
+/// A packed graph: 64-bit words (what a SCHEDULE or RESUME carries).
+pub type PackedGraph = Vec<u64>;
+
+const STATIC: u64 = 1;
+const NODE: u64 = 2;
+const THUNK: u64 = 3;
+const FETCHME: u64 = 4;
+const RAISE: u64 = 5;
+/// Words of a FETCHME entry.
+const FETCHME_WORDS: usize = 4;
+
+/// Which thunks move with a packed graph (each becomes an RBH here); the others
+/// stay behind as FetchMes.
+#[derive(Clone, Copy, Debug)]
+pub struct Moves {
+    /// At most this many, the root first.
+    pub thunks: usize,
+    /// None further than this many pointers from the root.
+    pub depth: usize,
+}
+
+impl Moves {
+    pub const NONE: Moves = Moves {
+        thunks: 0,
+        depth: 0,
+    };
+}
+
+/// Packs the graph at `root`. `raised` is the PE's table of error
+/// messages (RAISE nodes carry theirs along). `limit` is the packed graph size in
+/// words (at least a few entries).
+pub fn pack(
+    heap: &mut Heap,
+    ga: &mut GaTable,
+    raised: &[String],
+    root: Ptr,
+    moves: Moves,
+    limit: usize,
+) -> PackedGraph {
+    let mut out: PackedGraph = vec![0];
+    // Entries are numbered as they are written; a field naming a node not
+    // written yet is patched when it is (`waiting`: where to patch).
+    let mut number: HashMap<Ptr, u64> = HashMap::new();
+    let mut waiting: HashMap<Ptr, Vec<usize>> = HashMap::new();
+    let root = heap.deref(root);
+    // (Nodes waiting, with their distance from the root.)
+    let mut stack: Vec<(Ptr, usize)> = vec![(root, 0)];
+    waiting.insert(root, Vec::new());
+    let mut moved: Vec<Ptr> = Vec::new();
+    let mut count = 0u64;
+    let mut fresh: Vec<Ptr> = Vec::new();
+    while let Some((p, depth)) = stack.pop() {
+        let e = count;
+        count += 1;
+        number.insert(p, e);
+        for at in waiting.remove(&p).unwrap_or_default() {
+            out[at] = e;
+        }
+        let h = heap.hdr(p);
+        let k = h_kind(h);
+        let n = h_size(h);
+        if (p.0 as usize) < heap.static_end {
+            out.push(STATIC | (p.0 as u64) << 32);
+            continue;
+        }
+        if k == kind::RAISE {
+            let msg = raised[crate::machine::heap::h_info(h) as usize].as_bytes();
+            out.extend([RAISE, msg.len() as u64]);
+            out.extend(msg.chunks(8).map(|c| {
+                let mut x = [0u8; 8];
+                x[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(x)
+            }));
+            continue;
+        }
+        // Normal forms and unread string literals are copied.
+        let copy = is_value_kind(k) || k == kind::STR;
+        let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
+        // Room for the node, its fields as FetchMes and a FetchMe for each
+        // node waiting. (The root always travels whole: a FetchMe would
+        // answer a FETCH with itself.)
+        let room = out.len() + 5 + n * (1 + FETCHME_WORDS) + stack.len() * FETCHME_WORDS <= limit;
+        if (copy || moves) && (p == root || room) {
+            if moves {
+                let (g, w) = ga.export_local(p);
+                out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);
+                moved.push(p);
+            } else {
+                out.push(NODE);
+            }
+            out.push(h);
+            let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK);
+            for i in 0..n {
+                let w = heap.word(p, i);
+                if !pointers {
+                    out.push(w);
+                    continue;
+                }
+                // (An evaluated selection travels as what it selects.)
+                let q = heap.select(Ptr(w as u32));
+                if let Some(&e) = number.get(&q) {
+                    out.push(e);
+                    continue;
+                }
+                let at = out.len();
+                out.push(u64::MAX);
+                match waiting.get_mut(&q) {
+                    Some(v) => v.push(at),
+                    None => {
+                        waiting.insert(q, vec![at]);
+                        fresh.push(q);
+                    }
+                }
+            }
+            // Depth first, the first field first: a list of lists goes
+            // list by list, and few nodes wait (each reserves room for a
+            // FetchMe), so a packed graph fills with whole structures.
+            stack.extend(fresh.drain(..).rev().map(|q| (q, depth + 1)));
+            continue;
+        }
+        // Stays here: a FetchMe to it.
+        let (g, w) = if k == kind::FETCHME {
+            let i = crate::machine::heap::h_info(h);
+            match ga.split_remote(i) {
+                Some(x) => x,
+                None => ga.export_local(p),
+            }
+        } else {
+            ga.export_local(p)
+        };
+        out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
+    }
+    out[0] = count;
+    for p in moved {
+        // The thunk has left: it is an RBH until the ACK.
+        let i = p.0 as usize;
+        let size = h_size(heap.mem[i]);
+        heap.mem[i] = header(kind::RBH, size as u32, 0);
+        for w in &mut heap.mem[i + 1..i + 1 + size] {
+            *w = 0;
+        }
+    }
+    out
+}
+
+/// One decoded entry.
+enum Entry<'a> {
+    Static(Ptr),
+    Node {
+        h: u64,
+        fields: &'a [u64],
+    },
+    Thunk {
+        old: GlobalAddr,
+        weight: Weight,
+        h: u64,
+        fields: &'a [u64],
+    },
+    FetchMe {
+        ga: GlobalAddr,
+        weight: Weight,
+    },
+    Raise(String),
+}
+
+fn entries(p: &[u64]) -> Result<Vec<Entry<'_>>, String> {
+    let bad = || "a malformed graph".to_string();
+    let n = *p.first().ok_or_else(bad)? as usize;
+    let mut out = Vec::with_capacity(n);
+    let mut i = 1;
+    let ga_at = |i: usize| -> Result<GlobalAddr, String> {
+        Ok(GlobalAddr {
+            pe: PeId(*p.get(i).ok_or_else(bad)? as u16),
+            slot: *p.get(i + 1).ok_or_else(bad)? as u32,
+        })
+    };
+    while out.len() < n {
+        let tag = *p.get(i).ok_or_else(bad)?;
+        match tag & 0xff {
+            STATIC => {
+                out.push(Entry::Static(Ptr((tag >> 32) as u32)));
+                i += 1;
+            }
+            NODE | THUNK => {
+                let (old, weight, hi) = if tag == THUNK {
+                    (
+                        Some(ga_at(i + 1)?),
+                        Weight(*p.get(i + 3).ok_or_else(bad)?),
+                        i + 4,
+                    )
+                } else {
+                    (None, Weight(0), i + 1)
+                };
+                let h = *p.get(hi).ok_or_else(bad)?;
+                let size = h_size(h);
+                let fields = p.get(hi + 1..hi + 1 + size).ok_or_else(bad)?;
+                out.push(match old {
+                    Some(old) => Entry::Thunk {
+                        old,
+                        weight,
+                        h,
+                        fields,
+                    },
+                    None => Entry::Node { h, fields },
+                });
+                i = hi + 1 + size;
+            }
+            RAISE => {
+                let n = *p.get(i + 1).ok_or_else(bad)? as usize;
+                let words = p.get(i + 2..i + 2 + n.div_ceil(8)).ok_or_else(bad)?;
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                out.push(Entry::Raise(
+                    String::from_utf8_lossy(&bytes[..n]).into_owned(),
+                ));
+                i += 2 + n.div_ceil(8);
+            }
+            FETCHME => {
+                out.push(Entry::FetchMe {
+                    ga: ga_at(i + 1)?,
+                    weight: Weight(*p.get(i + 3).ok_or_else(bad)?),
+                });
+                i += FETCHME_WORDS;
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(out)
+}
+
+/// Heap words unpacking `p` may need (ensure them before [`unpack`]).
+pub fn unpack_words(p: &[u64]) -> Result<usize, String> {
+    Ok(entries(p)?
+        .iter()
+        .map(|e| match e {
+            Entry::Static(_) => 0,
+            Entry::Node { h, .. } | Entry::Thunk { h, .. } => Heap::node_words(*h),
+            Entry::FetchMe { .. } | Entry::Raise(_) => 2,
+        })
+        .sum())
+}
+
+const NO_ROOM: &str = "no room to unpack (unpack_words was not ensured)";
+
+/// What unpacking produced.
+pub struct Unpacked {
+    pub root: Ptr,
+    /// The moved thunks: (old slot on the sender, new address, its weight
+    /// for the sender), for the ACK.
+    pub moved: Vec<(PeId, u32, GlobalAddr, Weight)>,
+}
+
+/// Rebuilds the packed graph in `heap` (space for [`unpack_words`] must be
+/// there). FetchMes to our own nodes resolve to them; FetchMes we already
+/// hold are shared.
+pub fn unpack(
+    heap: &mut Heap,
+    ga: &mut GaTable,
+    raised: &mut Vec<String>,
+    p: &[u64],
+) -> Result<Unpacked, String> {
+    let es = entries(p)?;
+    let mut ptrs = Vec::with_capacity(es.len());
+    let mut moved = Vec::new();
+    for e in &es {
+        let q = match e {
+            Entry::Static(q) => {
+                if q.0 as usize >= heap.static_end {
+                    return Err("a packed graph names a static node out of range".into());
+                }
+                *q
+            }
+            Entry::Node { h, .. } | Entry::Thunk { h, .. } => {
+                heap.alloc_node(*h, &[]).ok_or(NO_ROOM)?
+            }
+            Entry::Raise(msg) => {
+                let h = header(kind::RAISE, 1, raised.len() as u32);
+                raised.push(msg.clone());
+                heap.alloc_node(h, &[]).ok_or(NO_ROOM)?
+            }
+            Entry::FetchMe { ga: g, weight } => {
+                if let Some(node) = ga.arrive(*g, *weight)? {
+                    node
+                } else {
+                    let q = heap
+                        .alloc_node(header(kind::FETCHME, 1, 0), &[])
+                        .ok_or(NO_ROOM)?;
+                    let i = ga.add_remote(*g, *weight, q);
+                    heap.mem[q.0 as usize] = header(kind::FETCHME, 1, i);
+                    q
+                }
+            }
+        };
+        ptrs.push(q);
+    }
+    for (e, &q) in es.iter().zip(&ptrs) {
+        let (h, fields) = match e {
+            Entry::Node { h, fields } | Entry::Thunk { h, fields, .. } => (*h, *fields),
+            _ => continue,
+        };
+        let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK);
+        for (i, &w) in fields.iter().enumerate() {
+            let v = if pointers {
+                ptrs.get(w as usize)
+                    .ok_or("a packed graph field out of range")?
+                    .0 as u64
+            } else {
+                w
+            };
+            heap.mem[q.0 as usize + 1 + i] = v;
+        }
+        if let Entry::Thunk { old, weight, .. } = e {
+            // We own the thunk now: a new address for the old owner's
+            // RBH, whose old address's weight goes home.
+            let (g, w) = ga.export_local(q);
+            moved.push((old.pe, old.slot, g, w));
+            ga.to_free.push((*old, *weight));
+        }
+    }
+    Ok(Unpacked {
+        root: *ptrs.first().ok_or("an empty packed graph")?,
+        moved,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::heap::h_info;
+    use crate::parallel::ga::WHOLE;
+    use std::collections::HashMap;
+
+    /// A tiny deterministic generator (tests only).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn heap() -> Heap {
+        // A static area of 8 words (one static constructor at 0).
+        let mut statics = vec![0u64; 8];
+        statics[0] = header(kind::CON, 0, 0);
+        Heap::new(statics, 1 << 16, 1 << 20)
+    }
+
+    fn alloc(h: &mut Heap, hdr: u64, words: &[u64]) -> Ptr {
+        h.alloc_node(hdr, words).unwrap()
+    }
+
+    /// A random graph of constructors, Ints, thunks and static nodes, with
+    /// sharing and cycles; returns its root.
+    fn random_graph(h: &mut Heap, rng: &mut Rng, n: usize) -> Ptr {
+        let mut nodes: Vec<Ptr> = Vec::new();
+        for i in 0..n {
+            let p = match rng.next(6) {
+                0 => alloc(h, header(kind::INT, 1, 0), &[i as u64 * 7]),
+                1 => Ptr(0),
+                2 if !nodes.is_empty() => {
+                    let f = nodes[rng.next(nodes.len() as u64) as usize];
+                    alloc(h, header(kind::THUNK, 1, 42), &[f.0 as u64])
+                }
+                _ => {
+                    let arity = 1 + rng.next(3) as usize;
+                    // Fields point at earlier nodes (sharing) or, patched
+                    // below, at later ones (cycles).
+                    let fields: Vec<u64> = (0..arity)
+                        .map(|_| match nodes.len() {
+                            0 => 0,
+                            m => nodes[rng.next(m as u64) as usize].0 as u64,
+                        })
+                        .collect();
+                    alloc(h, header(kind::CON, arity as u32, 1 + i as u32), &fields)
+                }
+            };
+            nodes.push(p);
+        }
+        // Some back edges from early constructors to late nodes.
+        for _ in 0..n / 4 {
+            let a = nodes[rng.next(n as u64) as usize];
+            let b = nodes[rng.next(n as u64) as usize];
+            if h.kind(a) == kind::CON && h_size(h.hdr(a)) > 0 {
+                h.mem[a.0 as usize + 1] = b.0 as u64;
+            }
+        }
+        *nodes.last().unwrap()
+    }
+
+    /// Checks that the graphs at `a` (in `ha`) and `b` (in `hb`) have the
+    /// same shape: constructors and numbers equal, sharing preserved, and
+    /// every FetchMe in `b` names the node of `a` in the same place.
+    fn same_graph(ha: &Heap, ga: &GaTable, a: Ptr, hb: &Heap, gb: &GaTable, b: Ptr) {
+        let mut seen: HashMap<Ptr, Ptr> = HashMap::new();
+        let mut todo = vec![(a, b)];
+        while let Some((a, b)) = todo.pop() {
+            let (a, b) = (ha.deref(a), hb.deref(b));
+            if let Some(&prev) = seen.get(&a) {
+                assert_eq!(prev, b, "sharing lost");
+                continue;
+            }
+            seen.insert(a, b);
+            let (x, y) = (ha.hdr(a), hb.hdr(b));
+            if h_kind(y) == kind::FETCHME {
+                let r = gb.remote(h_info(y));
+                assert_eq!(
+                    ga.owned_node(r.ga.slot),
+                    Some(a),
+                    "FetchMe to the wrong node"
+                );
+                continue;
+            }
+            assert_eq!(x, y, "headers differ");
+            match h_kind(x) {
+                kind::CON => {
+                    for i in 0..h_size(x) {
+                        todo.push((ha.field(a, i), hb.field(b, i)));
+                    }
+                }
+                kind::INT => assert_eq!(ha.word(a, 0), hb.word(b, 0)),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn random_graphs_survive_packing_with_sharing_and_cycles() {
+        let mut rng = Rng(0x9e3779b97f4a7c15);
+        for round in 0..200 {
+            let mut ha = heap();
+            let mut ga = GaTable::new(PeId(0));
+            let n = 1 + rng.next(60) as usize;
+            let root = random_graph(&mut ha, &mut rng, n);
+            let limit = if round % 2 == 0 {
+                1 << 20
+            } else {
+                8 + rng.next(100) as usize
+            };
+            let graph = pack(&mut ha, &mut ga, &[], root, Moves::NONE, limit);
+            let root_words = 5 + h_size(ha.hdr(ha.deref(root)));
+            assert!(graph.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
+            let mut hb = heap();
+            let mut gb = GaTable::new(PeId(1));
+            let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+            assert!(u.moved.is_empty());
+            same_graph(&ha, &ga, root, &hb, &gb, u.root);
+        }
+    }
+
+    #[test]
+    fn an_evaluated_selection_travels_as_the_field() {
+        let mut ha = heap();
+        ha.selectors = vec![crate::machine::load::NOT_SELECTOR, 1];
+        let mut ga = GaTable::new(PeId(0));
+        let x = alloc(&mut ha, header(kind::INT, 1, 0), &[1]);
+        let y = alloc(&mut ha, header(kind::INT, 1, 0), &[2]);
+        let pair = alloc(&mut ha, header(kind::CON, 2, 1), &[x.0 as u64, y.0 as u64]);
+        // `snd pair`, and a selection from a thunk (which must stay).
+        let snd = alloc(&mut ha, header(kind::THUNK, 1, 1), &[pair.0 as u64]);
+        let lazy = alloc(&mut ha, header(kind::THUNK, 1, 0), &[0]);
+        let snd_lazy = alloc(&mut ha, header(kind::THUNK, 1, 1), &[lazy.0 as u64]);
+        let root = alloc(
+            &mut ha,
+            header(kind::CON, 2, 2),
+            &[snd.0 as u64, snd_lazy.0 as u64],
+        );
+        let graph = pack(&mut ha, &mut ga, &[], root, Moves::NONE, 1024);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let got = hb.deref(hb.field(u.root, 0));
+        assert_eq!((hb.kind(got), hb.word(got, 0)), (kind::INT, 2));
+        assert_eq!(hb.kind(hb.field(u.root, 1)), kind::FETCHME);
+        assert_eq!(ha.deref(snd), y, "the selection became an indirection");
+    }
+
+    #[test]
+    fn a_moved_thunk_becomes_an_rbh_and_is_acknowledged() {
+        let mut ha = heap();
+        let mut ga = GaTable::new(PeId(0));
+        let v = alloc(&mut ha, header(kind::INT, 1, 0), &[5]);
+        let t = alloc(&mut ha, header(kind::THUNK, 2, 9), &[v.0 as u64, 0]);
+        let graph = pack(
+            &mut ha,
+            &mut ga,
+            &[],
+            t,
+            Moves {
+                thunks: 1,
+                depth: 0,
+            },
+            1024,
+        );
+        assert_eq!(ha.kind(t), kind::RBH);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(3));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        assert_eq!(hb.kind(u.root), kind::THUNK);
+        assert_eq!(h_info(hb.hdr(u.root)), 9);
+        assert_eq!(hb.kind(hb.field(u.root, 0)), kind::INT);
+        assert_eq!(u.moved.len(), 1);
+        let (pe, slot, new, w) = u.moved[0];
+        assert_eq!((pe, ga.owned_node(slot)), (PeId(0), Some(t)));
+        assert_eq!(new.pe, PeId(3));
+        assert_eq!(gb.owned_node(new.slot), Some(u.root));
+        assert!(w.0 > 0 && w.0 < WHOLE.0);
+        // The old address's weight goes home in a FREE.
+        assert_eq!(gb.to_free.len(), 1);
+    }
+
+    #[test]
+    fn fetchmes_home_again_resolve_to_the_local_node() {
+        let mut ha = heap();
+        let mut ga = GaTable::new(PeId(0));
+        let t = alloc(&mut ha, header(kind::THUNK, 1, 9), &[0]);
+        let c = alloc(&mut ha, header(kind::CON, 2, 1), &[t.0 as u64, t.0 as u64]);
+        let p1 = pack(&mut ha, &mut ga, &[], c, Moves::NONE, 1024);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &p1).unwrap();
+        assert_eq!(gb.remote_count(), 1, "one FetchMe, shared by both fields");
+        // Sent back, the FetchMe is the original thunk again, and the
+        // weight it carried is home.
+        let p2 = pack(&mut hb, &mut gb, &[], u.root, Moves::NONE, 1024);
+        let u2 = unpack(&mut ha, &mut ga, &mut vec![], &p2).unwrap();
+        assert_eq!(ha.field(u2.root, 0), t);
+        assert_eq!(ha.field(u2.root, 1), t);
+    }
+
+    #[test]
+    fn garbage_graphs_are_errors() {
+        let mut h = heap();
+        let mut g = GaTable::new(PeId(0));
+        for p in [
+            vec![],
+            vec![3],
+            vec![1, 99],
+            vec![1, NODE, header(kind::CON, 5, 0)],
+        ] {
+            assert!(unpack(&mut h, &mut g, &mut vec![], &p).is_err());
+        }
+    }
+}

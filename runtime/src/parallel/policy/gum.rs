@@ -1,0 +1,89 @@
+//! GUM's load policy: fish a random PE; forward a fish that found nothing
+//! to another random PE, and send it home after `FISH_LIFE` hops; answer
+//! with one spark, the oldest one that does not need a black hole of
+//! this PE, but keep the last one when there is nothing else to do; fish
+//! while busy only below the low watermark.
+
+use crate::machine::pe::Tuning;
+use crate::parallel::ids::PeId;
+use crate::parallel::policy::{Load, LoadPolicy, Sparks};
+use std::time::Duration;
+
+/// Hops a FISH makes before it goes home.
+pub const FISH_LIFE: u32 = 10;
+/// Sparks looked at when choosing one to send away.
+const SPARK_SCAN: usize = 8;
+
+pub struct GumPolicy {
+    me: PeId,
+    npes: usize,
+    /// xorshift64* state: never zero.
+    rng: u64,
+    low_watermark: usize,
+    fish_delay: Duration,
+}
+
+impl GumPolicy {
+    /// The policy of PE `me` of `npes`; `seed` seeds its random choices.
+    pub fn new(me: PeId, npes: usize, seed: u64, tuning: &Tuning) -> GumPolicy {
+        GumPolicy {
+            me,
+            npes,
+            rng: (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_mul(me.0 as u64 * 2 + 1) | 1,
+            low_watermark: tuning.low_watermark,
+            fish_delay: tuning.fish_delay,
+        }
+    }
+
+    /// A random PE other than this one and `not` (when there is one).
+    fn random_pe(&mut self, not: Option<PeId>) -> PeId {
+        let others: Vec<u16> = (0..self.npes as u16)
+            .filter(|&p| p != self.me.0 && Some(PeId(p)) != not)
+            .collect();
+        if others.is_empty() {
+            return not.unwrap_or(self.me);
+        }
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        PeId(others[(r % others.len() as u64) as usize])
+    }
+}
+
+impl LoadPolicy for GumPolicy {
+    fn fish_target(&mut self) -> PeId {
+        self.random_pe(None)
+    }
+
+    /// (With two PEs there is nobody else to ask.)
+    fn forward(&mut self, origin: PeId, age: u32) -> Option<PeId> {
+        if age < FISH_LIFE && self.npes > 2 {
+            Some(self.random_pe(Some(origin)))
+        } else {
+            None
+        }
+    }
+
+    fn fish_delay(&self) -> Duration {
+        self.fish_delay
+    }
+
+    fn fish_early(&self, load: Load) -> bool {
+        load.sparks < self.low_watermark && load.runnable == 0
+    }
+
+    /// A spark that needs a node under evaluation here (`rnf y` while the
+    /// main thread evaluates `y`) is passed over: its thief would only
+    /// wait for the black hole, and with a flat `parList` it would shadow
+    /// the main thread for ever.
+    fn spark_to_send(&self, sparks: &Sparks, idle: bool) -> Option<usize> {
+        if sparks.is_empty() || (idle && sparks.len() < 2) {
+            return None;
+        }
+        let pick = (0..sparks.len().min(SPARK_SCAN))
+            .find(|&i| sparks.is_thunk(i) && !sparks.waits_for_black_hole(i))
+            .unwrap_or(0);
+        Some(pick)
+    }
+}

@@ -1,0 +1,46 @@
+//! The envelope: what a transport sees of a message. The payload is the
+//! encoded message (its first word is its kind); the envelope adds who
+//! sent it to whom and when, the kind again (so that an engine routes and
+//! counts without decoding), how long to hold it back after it arrives,
+//! and room for what a load policy piggybacks on every message (Grid-GUM2
+//! sends its tables of PE loads that way). Only the payload and the
+//! piggyback count as bytes sent.
+
+use crate::parallel::ids::PeId;
+use crate::parallel::protocol::Kind;
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Envelope {
+    pub from: PeId,
+    pub to: PeId,
+    /// The sender's clock when the message left, in seconds (virtual on
+    /// the sim engine, wall since the start elsewhere); the driver sets it.
+    pub sent_at: f64,
+    pub kind: Kind,
+    /// Held back this long after it arrives (GUM's fish delay); the
+    /// engine honours it without holding up the link.
+    pub hold: Duration,
+    pub payload: Vec<u8>,
+    /// Data for the receiver's load policy; empty for `gum`.
+    pub piggyback: Vec<u8>,
+}
+
+impl Envelope {
+    pub fn new(from: PeId, to: PeId, kind: Kind, payload: Vec<u8>) -> Envelope {
+        Envelope {
+            from,
+            to,
+            sent_at: 0.0,
+            kind,
+            hold: Duration::ZERO,
+            payload,
+            piggyback: Vec::new(),
+        }
+    }
+
+    /// Bytes on the wire: what transit times and the statistics count.
+    pub fn size(&self) -> usize {
+        self.payload.len() + self.piggyback.len()
+    }
+}

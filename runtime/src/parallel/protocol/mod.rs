@@ -1,0 +1,89 @@
+//! How messages travel between PEs and reach their protocol.
+//!
+//! Every message is an [`envelope::Envelope`] whose payload starts with a
+//! kind word ([`Kind`], the same numbering for every protocol) followed by
+//! the message's fields as 64-bit words (`codec`). `dispatch` is the one
+//! place that knows every kind: it hands each message to its protocol:
+//!
+//! | protocol | kinds | where |
+//! | --- | --- | --- |
+//! | control | FINISH, FAIL | `control` |
+//! | GUM | FISH, SCHEDULE, FETCH, RESUME, ACK, FREE | `parallel::gum` |
+//!
+//! Eden's CREATE, VALUE, HEAD, CLOSE and TERMINATE will be a third.
+
+pub mod codec;
+pub mod control;
+pub mod dispatch;
+pub mod envelope;
+
+use crate::machine::pe::Stop;
+
+/// Which protocol a message belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// The run as a whole: its end, an error.
+    Control,
+    /// GpH on many PEs: work stealing, fetching remote data, weights.
+    Gum,
+}
+
+/// Message kinds: the first word of every message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Fish,
+    Schedule,
+    Fetch,
+    Resume,
+    Ack,
+    Free,
+    Finish,
+    Fail,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::Fish,
+        Kind::Schedule,
+        Kind::Fetch,
+        Kind::Resume,
+        Kind::Ack,
+        Kind::Free,
+        Kind::Finish,
+        Kind::Fail,
+    ];
+
+    pub fn protocol(self) -> Protocol {
+        match self {
+            Kind::Fish | Kind::Schedule | Kind::Fetch | Kind::Resume | Kind::Ack | Kind::Free => {
+                Protocol::Gum
+            }
+            Kind::Finish | Kind::Fail => Protocol::Control,
+        }
+    }
+
+    /// Whether messages of this kind only look for work: a quiescent PE
+    /// has none to give, so they alone do not keep a run alive (the
+    /// driver's deadlock test, engine/mod.rs).
+    pub fn looks_for_work(self) -> bool {
+        self == Kind::Fish
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Fish => "FISH",
+            Kind::Schedule => "SCHEDULE",
+            Kind::Fetch => "FETCH",
+            Kind::Resume => "RESUME",
+            Kind::Ack => "ACK",
+            Kind::Free => "FREE",
+            Kind::Finish => "FINISH",
+            Kind::Fail => "FAIL",
+        }
+    }
+}
+
+/// A message that cannot arise between PEs of this machine.
+pub(crate) fn internal(e: impl std::fmt::Display) -> Stop {
+    Stop::Error(format!("internal error: {e}"))
+}
