@@ -20,8 +20,9 @@
 //!   `Just n | let k = n -> k`). A lambda's `->` does not (`\` is tracked).
 //! * `in` closes the implicit blocks up to and including the innermost `let`
 //!   block, if one is open since the last bracket (`let x = 1 in x + x`),
-//!   except when it starts a line whose dedent has already closed a `let`
-//!   block: then that block was its own (`let a = 2` / `    b = 3` / ` in a`
+//!   except after the `}` of `let { .. }` (its own), and when it starts a
+//!   line whose dedent has already closed a `let` block: then that block
+//!   was its own (`let a = 2` / `    b = 3` / ` in a`
 //!   nested in another `let` must not close the outer one).
 //! * `then` and `else` close the implicit blocks opened since their `if`
 //!   (`if c then do a else b`); `of` likewise since its `case`.
@@ -58,7 +59,7 @@ enum Ctx {
         plain_rhs: bool,
     },
     /// A block opened by an explicit `{` after a layout keyword.
-    Explicit,
+    Explicit { kind: BlockKind },
     /// An open `(`, `[` or a `{` that is not a block.
     Bracket,
     /// An `if` waiting for its `then`/`else`.
@@ -74,6 +75,10 @@ struct Layout {
     end: u32,
     /// The dedent at the current token closed a `let` block.
     dedent_closed_let: bool,
+    /// The last token was the `}` of a `let { .. }` (`closed_explicit_let`
+    /// while it is the current token).
+    after_explicit_let: bool,
+    closed_explicit_let: bool,
     out: Vec<Token>,
     stack: Vec<Ctx>,
 }
@@ -113,7 +118,7 @@ impl Layout {
         for c in self.stack.iter().rev() {
             match c {
                 Ctx::Implicit { col, .. } => return *col,
-                Ctx::Explicit => return 0,
+                Ctx::Explicit { .. } => return 0,
                 _ => {}
             }
         }
@@ -124,7 +129,7 @@ impl Layout {
     fn innermost_block(&self) -> Option<usize> {
         self.stack
             .iter()
-            .rposition(|c| matches!(c, Ctx::Implicit { .. } | Ctx::Explicit))
+            .rposition(|c| matches!(c, Ctx::Implicit { .. } | Ctx::Explicit { .. }))
     }
 
     fn close_top(&mut self, at: Span) {
@@ -201,8 +206,15 @@ impl Layout {
                 while matches!(self.stack.last(), Some(Ctx::If | Ctx::Case | Ctx::Lambda)) {
                     self.stack.pop();
                 }
-                if matches!(self.stack.last(), Some(Ctx::Bracket | Ctx::Explicit)) {
-                    self.stack.pop();
+                match self.stack.last() {
+                    Some(Ctx::Explicit { kind }) => {
+                        self.closed_explicit_let = *kind == BlockKind::Let;
+                        self.stack.pop();
+                    }
+                    Some(Ctx::Bracket) => {
+                        self.stack.pop();
+                    }
+                    _ => {}
                 }
             }
             Tok::Comma => {
@@ -265,7 +277,8 @@ impl Layout {
                     }
                 }
             }
-            Tok::In if self.dedent_closed_let => {}
+            // The `in` of `let { .. }`, whose block its `}` closed.
+            Tok::In if self.dedent_closed_let || self.after_explicit_let => {}
             Tok::In => {
                 let has_let = self
                     .stack
@@ -345,7 +358,7 @@ impl Layout {
     fn open_block(&mut self, kind: BlockKind, next: Option<(&Token, usize)>) -> bool {
         match next {
             Some((t, _)) if t.tok == Tok::LBrace => {
-                self.stack.push(Ctx::Explicit);
+                self.stack.push(Ctx::Explicit { kind });
                 self.out.push(t.clone());
                 true
             }
@@ -420,6 +433,8 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
     let mut l = Layout {
         end: end_pos,
         dedent_closed_let: false,
+        after_explicit_let: false,
+        closed_explicit_let: false,
         out: Vec::with_capacity(tokens.len() * 5 / 4),
         stack: Vec::new(),
     };
@@ -451,6 +466,7 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
                 matches!(l.stack.last(), Some(Ctx::Implicit { col: c, .. }) if *c == col);
         }
         l.dedent_closed_let = false;
+        l.after_explicit_let = std::mem::take(&mut l.closed_explicit_let);
         if first_on_line && !skip_newline_rule {
             l.new_line(tok, col);
         }
