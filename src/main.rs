@@ -27,6 +27,8 @@ enum Command {
         file: String,
         #[command(flatten)]
         machine: MachineOpts,
+        #[command(flatten)]
+        compiler: CompileOpts,
         /// The program's arguments (what `getArgs` returns).
         #[arg(last = true)]
         args: Vec<String>,
@@ -38,13 +40,43 @@ enum Command {
         file: Option<String>,
         #[command(flatten)]
         machine: MachineOpts,
+        #[command(flatten)]
+        compiler: CompileOpts,
     },
     /// Print what one compiler pass produced.
     Dump {
         #[arg(long, value_enum)]
         stage: Stage,
         file: String,
+        #[command(flatten)]
+        compiler: CompileOpts,
     },
+}
+
+/// How the compiler's back end runs: shared by `run`, `repl` and `dump`.
+#[derive(clap::Args, Clone, Copy)]
+pub(crate) struct CompileOpts {
+    /// Optimisation level: `-O0` skips the simplifier, specialisation and
+    /// deforestation (the straightest translation, for when a program
+    /// misbehaves); `-O1` (the default) and `-O2` optimise.
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1,
+          value_parser = clap::value_parser!(u8).range(0..=2))]
+    opt_level: u8,
+    /// Check the compiler's intermediate code after every pass (Core Lint;
+    /// always on in debug builds).
+    #[arg(long)]
+    lint: bool,
+}
+
+impl CompileOpts {
+    pub(crate) fn options(&self) -> gph_compiler::Options {
+        let mut o = gph_compiler::Options {
+            optimise: self.opt_level > 0,
+            ..Default::default()
+        };
+        o.lint |= self.lint;
+        o
+    }
 }
 
 /// How the machine runs: shared by `run` and `repl`.
@@ -315,13 +347,15 @@ fn run(cli: Cli) -> Result<(), ()> {
         Command::Run {
             file,
             machine,
+            compiler,
             args,
         } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let config = machine
                 .config(&file, args)
                 .map_err(|e| eprintln!("gph: {e}"))?;
-            let (program, sources, mut diagnostics) = gph_compiler::compile(&src);
+            let (program, sources, mut diagnostics) =
+                gph_compiler::compile(&src, &compiler.options());
             // Warnings are `gph check`'s business; a run shows only errors.
             diagnostics.retain(Diagnostic::is_error);
             if report(&sources, &diagnostics) {
@@ -342,8 +376,16 @@ fn run(cli: Cli) -> Result<(), ()> {
                 gph_runtime::Exit::ExitWith(code) => std::process::exit(code),
             }
         }
-        Command::Repl { file, machine } => repl::repl(file, machine),
-        Command::Dump { stage, file } => {
+        Command::Repl {
+            file,
+            machine,
+            compiler,
+        } => repl::repl(file, machine, compiler),
+        Command::Dump {
+            stage,
+            file,
+            compiler,
+        } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let stage = match stage {
                 Stage::Tokens => gph_compiler::Stage::Tokens,
@@ -355,7 +397,7 @@ fn run(cli: Cli) -> Result<(), ()> {
                 Stage::Sc => gph_compiler::Stage::Sc,
                 Stage::Code => gph_compiler::Stage::Code,
             };
-            let result = gph_compiler::dump(&src, stage);
+            let result = gph_compiler::dump(&src, stage, &compiler.options());
             let failed = report(&result.sources, &result.diagnostics);
             if let Some(out) = result.output {
                 print!("{out}");

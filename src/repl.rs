@@ -7,7 +7,7 @@
 //! keeps the REPL exactly as faithful as `gph run`, with no second compiler.
 //! Diagnostics about the appended part are shown against `<interactive>`.
 
-use crate::{report, MachineOpts};
+use crate::{report, CompileOpts, MachineOpts};
 use gph_syntax::{Diagnostic, SourceFile, SourceMap};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
@@ -47,6 +47,7 @@ struct Session {
     imports: Vec<String>,
     timing: bool,
     machine: MachineOpts,
+    compiler: gph_compiler::Options,
     interrupt: Arc<AtomicBool>,
     /// Names for tab completion.
     names: Arc<Mutex<Vec<String>>>,
@@ -116,7 +117,7 @@ impl Session {
 
     /// The types of the main module's bindings, or the diagnostics.
     fn types(&self, src: &Source, quiet: bool) -> Option<Vec<(String, String)>> {
-        let out = gph_compiler::dump(&src.file, gph_compiler::Stage::Types);
+        let out = gph_compiler::dump(&src.file, gph_compiler::Stage::Types, &self.compiler);
         if out.has_errors() {
             if !quiet {
                 self.report(src, &out.sources, &out.diagnostics);
@@ -239,7 +240,8 @@ impl Session {
     /// The program with `gph'main` as its entry, or its errors (shown
     /// unless `quiet`).
     fn compile(&self, src: &Source, quiet: bool) -> Option<gph_runtime::code::Program> {
-        let (program, sources, diags) = gph_compiler::compile_entry(&src.file, ENTRY);
+        let (program, sources, diags) =
+            gph_compiler::compile_entry(&src.file, ENTRY, &self.compiler);
         if quiet && diags.iter().any(Diagnostic::is_error) || self.report(src, &sources, &diags) {
             return None;
         }
@@ -312,7 +314,7 @@ impl Session {
 
     fn show_sc(&self, name: &str) {
         let src = self.source("");
-        let (program, sources, diags) = gph_compiler::compile_entry(&src.file, "");
+        let (program, sources, diags) = gph_compiler::compile_entry(&src.file, "", &self.compiler);
         if self.report(&src, &sources, &diags) {
             return;
         }
@@ -550,7 +552,7 @@ fn history_path() -> Option<std::path::PathBuf> {
 }
 
 /// Runs the REPL until `:quit` or end of input.
-pub fn repl(file: Option<String>, machine: MachineOpts) -> Result<(), ()> {
+pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -> Result<(), ()> {
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();
@@ -565,6 +567,7 @@ pub fn repl(file: Option<String>, machine: MachineOpts) -> Result<(), ()> {
         imports: Vec::new(),
         timing: false,
         machine,
+        compiler: compiler.options(),
         interrupt,
         names: names.clone(),
     };

@@ -122,6 +122,23 @@ fn golden_programs_survive_gc_stress_on_simulated_pes() {
     );
 }
 
+/// `-O0` is the reference the optimiser is compared with: the same output
+/// on one PE, on 4 threads PEs and on 7 simulated PEs.
+#[test]
+fn golden_programs_print_the_same_unoptimised() {
+    let mut failures = Vec::new();
+    for pes in [
+        &["--pes", "1"][..],
+        &["--pes", "4"],
+        &["--engine", "sim", "--pes", "7"],
+    ] {
+        let mut flags = vec!["-O0"];
+        flags.extend_from_slice(pes);
+        failures.extend(run_all(&flags));
+    }
+    assert_none(failures, "at -O0 on 1, 4 (threads) and 7 simulated PEs");
+}
+
 #[test]
 fn golden_programs_print_the_same_on_threads() {
     let mut failures = Vec::new();

@@ -5,6 +5,7 @@ use crate::codegen;
 use crate::core;
 use crate::fuse;
 use crate::lift;
+use crate::lint;
 use crate::simplify;
 use crate::strictness::{self, Info};
 use gph_runtime::code;
@@ -21,12 +22,57 @@ pub struct Compiled {
 
 /// Runs the back end on a whole (closed) Core program. `main` is the
 /// original name of the entry point (`Main.main`), if there is one.
-pub fn compile_core(mut core: core::Program, main: Option<&str>) -> Compiled {
-    let mut next = simplify::simplify(&mut core);
-    fuse::fuse(&mut core, &mut next);
+pub fn compile_core(
+    mut core: core::Program,
+    main: Option<&str>,
+    opts: &crate::Options,
+) -> Compiled {
+    // Core Lint after every pass (the first failure is the one to read).
+    let mut lint_error: Option<lint::LintError> = None;
+    let mut check = |p: &core::Program, pass: &str, unique: bool| {
+        if lint_error.is_none() {
+            lint_error = lint::core(p, pass, unique).err();
+        }
+    };
+    if opts.lint {
+        check(&core, "desugaring", false);
+    }
+    let mut next = if opts.optimise {
+        let mut next = if opts.lint {
+            simplify::simplify(
+                &mut core,
+                Some(&mut |p: &core::Program, pass: &str| check(p, pass, true)),
+            )
+        } else {
+            simplify::simplify(&mut core, None)
+        };
+        fuse::fuse(&mut core, &mut next);
+        if opts.lint {
+            check(&core, "deforestation", true);
+        }
+        next
+    } else {
+        let next = simplify::prepare(&mut core);
+        if opts.lint {
+            check(&core, "renaming", true);
+        }
+        next
+    };
     let lifted = lift::lift(&core, &mut next);
+    if opts.lint && lint_error.is_none() {
+        lint_error = lint::lifted(&lifted, None, "lambda lifting").err();
+    }
     let info = strictness::analyse(&lifted);
-    let (code, errors) = codegen::generate(&lifted, info.clone(), main);
+    if opts.lint && lint_error.is_none() {
+        lint_error = lint::lifted(&lifted, Some(&info), "strictness and workers").err();
+    }
+    let (code, codegen_errors) = codegen::generate(&lifted, info.clone(), main);
+    let mut errors: Vec<String> = lint_error.iter().map(|e| e.to_string()).collect();
+    errors.extend(
+        codegen_errors
+            .into_iter()
+            .map(|e| format!("in the code generator: {e}")),
+    );
     Compiled {
         core,
         lifted,
@@ -100,7 +146,7 @@ mod tests {
     pub(crate) fn compile_file(path: &std::path::Path) -> Option<(Compiled, String)> {
         let text = std::fs::read_to_string(path).unwrap();
         let file = SourceFile::new(path.to_str().unwrap(), text);
-        let (c, _, _) = crate::compile_full(&file, "main");
+        let (c, _, _) = crate::compile_full(&file, "main", &crate::Options::default());
         c.map(|(c, m)| (c, m.to_string()))
     }
 
@@ -154,7 +200,7 @@ mod dump {
         let prefix = std::env::var("GPH_PREFIX").ok();
         let text = std::fs::read_to_string(&path).unwrap();
         let file = gph_syntax::SourceFile::new(&path, text);
-        let (c, _, d) = crate::compile_full(&file, "");
+        let (c, _, d) = crate::compile_full(&file, "", &crate::Options::default());
         for x in &d {
             eprintln!("{}", x.message);
         }

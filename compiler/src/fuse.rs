@@ -713,7 +713,7 @@ mod tests {
     /// The machine code of the top-level definitions of `src` named `prefix…`.
     fn code_of(src: &str, prefix: &str) -> String {
         let file = SourceFile::new("fusion.gph", src.to_string());
-        let (c, _, d) = crate::compile_full(&file, "main");
+        let (c, _, d) = crate::compile_full(&file, "main", &crate::Options::default());
         let (c, _) =
             c.unwrap_or_else(|| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
         c.show_code(prefix)

@@ -10,7 +10,9 @@ pub mod desugar;
 pub mod exhaustive;
 pub mod fixity;
 pub mod fuse;
+pub mod graph;
 pub mod lift;
+pub mod lint;
 pub mod modules;
 pub mod prims;
 pub mod rename;
@@ -111,17 +113,39 @@ pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diag
     (core.map(|(c, _)| c), sources, diagnostics)
 }
 
+/// How the back end compiles: what `gph run -O0` and `--lint` choose.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Run the simplifier, specialisation and deforestation (`-O1`, the
+    /// default). `-O0` is the straightest translation: the reference the
+    /// optimised pipeline is compared with.
+    pub optimise: bool,
+    /// Check the Core after every Core-to-Core pass (Core Lint). On in
+    /// debug builds, and with `--lint`.
+    pub lint: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            optimise: true,
+            lint: cfg!(debug_assertions),
+        }
+    }
+}
+
 /// The whole pipeline: front end, type checker, desugarer, simplifier,
 /// lambda lifter, strictness analysis, code generator, with the main
 /// module's `main` as the entry point. `None` when there are errors.
 pub fn compile(
     file: &SourceFile,
+    opts: &Options,
 ) -> (
     Option<gph_runtime::code::Program>,
     SourceMap,
     Vec<Diagnostic>,
 ) {
-    compile_entry(file, "main")
+    compile_entry(file, "main", opts)
 }
 
 /// [`compile`] with another binding of the main module as the entry point
@@ -129,12 +153,13 @@ pub fn compile(
 pub fn compile_entry(
     file: &SourceFile,
     entry: &str,
+    opts: &Options,
 ) -> (
     Option<gph_runtime::code::Program>,
     SourceMap,
     Vec<Diagnostic>,
 ) {
-    let (compiled, sources, diagnostics) = compile_full(file, entry);
+    let (compiled, sources, diagnostics) = compile_full(file, entry, opts);
     (compiled.map(|(c, _)| c.code), sources, diagnostics)
 }
 
@@ -143,6 +168,7 @@ pub fn compile_entry(
 pub fn compile_full(
     file: &SourceFile,
     entry: &str,
+    opts: &Options,
 ) -> (
     Option<(backend::Compiled, gph_syntax::lexer::Sym)>,
     SourceMap,
@@ -161,11 +187,11 @@ pub fn compile_full(
         ));
         return (None, sources, diagnostics);
     }
-    let compiled = backend::compile_core(core, has_main.then_some(main.as_str()));
+    let compiled = backend::compile_core(core, has_main.then_some(main.as_str()), opts);
     for e in &compiled.errors {
         diagnostics.push(Diagnostic::error(
             gph_syntax::Span { start: 0, end: 0 },
-            format!("internal error in the code generator: {e}"),
+            format!("internal error: {e}"),
         ));
     }
     (Some((compiled, main_module)), sources, diagnostics)
@@ -182,7 +208,7 @@ pub fn check(file: &SourceFile) -> Outcome {
 }
 
 /// Runs the passes up to `stage` and prints that stage's output.
-pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
+pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
     let single = || {
         let mut m = SourceMap::default();
         m.add(file.name.clone(), file.text.clone());
@@ -241,7 +267,7 @@ pub fn dump(file: &SourceFile, stage: Stage) -> Outcome {
             }
         }
         Stage::Sc | Stage::Code => {
-            let (compiled, sources, diagnostics) = compile_full(file, "");
+            let (compiled, sources, diagnostics) = compile_full(file, "", opts);
             let output = compiled.map(|(c, main)| {
                 let prefix = format!("{main}.");
                 if stage == Stage::Sc {

@@ -165,6 +165,67 @@ pub(crate) fn mentions_global(e: &Expr, g: &str) -> bool {
     }
 }
 
+/// The globals an expression mentions, each once, in order of appearance.
+pub(crate) fn globals_of(e: &Expr) -> Vec<Sym> {
+    fn go(e: &Expr, seen: &mut HashSet<Sym>, out: &mut Vec<Sym>) {
+        match e {
+            Expr::Global(g) => {
+                if seen.insert(g.clone()) {
+                    out.push(g.clone());
+                }
+            }
+            _ => e.for_each_child(|c| go(c, seen, out)),
+        }
+    }
+    let mut out = Vec::new();
+    go(e, &mut HashSet::new(), &mut out);
+    out
+}
+
+/// Nodes whose removal leaves the graph (restricted to `nodes`) without
+/// cycles: for each strongly connected component with a cycle, the member
+/// with the most edges into the component (so one breaker cuts many
+/// cycles; ties by name, so compilation is deterministic) is removed, and
+/// the rest of the component is examined again.
+pub(crate) fn loop_breakers(nodes: &HashSet<Sym>, edges: &HashMap<Sym, Vec<Sym>>) -> Vec<Sym> {
+    let mut breakers = Vec::new();
+    let mut sorted: Vec<Sym> = nodes.iter().cloned().collect();
+    sorted.sort();
+    let mut work = vec![sorted];
+    while let Some(group) = work.pop() {
+        let at: HashMap<&Sym, usize> = group.iter().enumerate().map(|(i, n)| (n, i)).collect();
+        let succ: Vec<Vec<usize>> = group
+            .iter()
+            .map(|n| {
+                edges
+                    .get(n)
+                    .map(|es| es.iter().filter_map(|m| at.get(m).copied()).collect())
+                    .unwrap_or_default()
+            })
+            .collect();
+        for scc in crate::graph::sccs(group.len(), &succ) {
+            if scc.len() == 1 && !succ[scc[0]].contains(&scc[0]) {
+                continue;
+            }
+            let into = |i: usize| scc.iter().filter(|&&j| succ[j].contains(&i)).count();
+            let b = *scc
+                .iter()
+                .max_by(|&&a, &&b| into(a).cmp(&into(b)).then_with(|| group[b].cmp(&group[a])))
+                .unwrap();
+            breakers.push(group[b].clone());
+            let rest: Vec<Sym> = scc
+                .iter()
+                .filter(|&&i| i != b)
+                .map(|&i| group[i].clone())
+                .collect();
+            if !rest.is_empty() {
+                work.push(rest);
+            }
+        }
+    }
+    breakers
+}
+
 /// Occurrences of a variable: (count, whether one is under a lambda).
 pub(crate) fn occurrences(e: &Expr, v: u32) -> (usize, bool) {
     fn go(e: &Expr, v: u32, lam: bool, out: &mut (usize, bool)) {
@@ -233,6 +294,10 @@ struct Env {
 const INLINE_SIZE: usize = 24;
 const SPEC_SIZE: usize = 600;
 const MAX_SPECS: usize = 3000;
+/// How deeply specialisations may nest (`f@($fEqList@($fEqList@$fEqInt))`):
+/// each level is a new dictionary type, so this bounds the copies a
+/// polymorphically recursive function can make.
+const MAX_SPEC_DEPTH: usize = 3;
 
 struct Simp {
     defs: HashMap<Sym, Expr>,
@@ -243,6 +308,8 @@ struct Simp {
     /// Globals that may be inlined (small, not recursive).
     inline: HashSet<Sym>,
     specs: HashMap<String, Sym>,
+    /// How deeply each specialisation nests (see [`MAX_SPEC_DEPTH`]).
+    spec_depth: HashMap<Sym, usize>,
     queue: Vec<Sym>,
     order: Vec<Sym>,
     next: u32,
@@ -284,6 +351,51 @@ impl Simp {
             },
             _ => None,
         }
+    }
+
+    /// The globals that may be inlined: small functions, minus loop
+    /// breakers. Inlining `f` unfolds its body, and through it whatever that
+    /// reaches: other small functions, and the methods of known dictionaries
+    /// (case of known constructor looks through a dictionary global). A
+    /// derived `showsPrec` for a recursive type calls itself through its
+    /// own dictionary, and mutually recursive `f`/`g` call each other, so
+    /// "does not mention itself" is not enough: every cycle of unfoldings
+    /// gets one function that is never inlined (GHC's loop breakers), and
+    /// inlining then always stops.
+    fn inlinable(&self) -> HashSet<Sym> {
+        let candidates: HashSet<Sym> = self
+            .defs
+            .iter()
+            .filter(|(_, e)| matches!(e, Expr::Lam(..)) && size(e) <= INLINE_SIZE)
+            .map(|(n, _)| n.clone())
+            .collect();
+        // Edges: the candidates a candidate's body reaches, directly or
+        // through globals the simplifier looks into (dictionaries, aliases).
+        let mut edges: HashMap<Sym, Vec<Sym>> = HashMap::new();
+        for n in &candidates {
+            let mut seen: HashSet<Sym> = HashSet::new();
+            let mut stack = globals_of(&self.defs[n]);
+            let mut out = Vec::new();
+            while let Some(g) = stack.pop() {
+                if !seen.insert(g.clone()) {
+                    continue;
+                }
+                if candidates.contains(&g) {
+                    out.push(g);
+                } else if self.global_con(&g).is_some()
+                    || matches!(self.defs.get(&g), Some(Expr::Global(_)))
+                {
+                    stack.extend(globals_of(&self.defs[&g]));
+                }
+            }
+            out.sort();
+            edges.insert(n.clone(), out);
+        }
+        let mut inline = candidates;
+        for breaker in loop_breakers(&inline, &edges) {
+            inline.remove(&breaker);
+        }
+        inline
     }
 
     fn is_dict(&self, e: &Expr) -> Option<Sym> {
@@ -523,7 +635,12 @@ impl Simp {
         if let Some(s) = self.specs.get(&key) {
             return Some(s.clone());
         }
-        if self.specs.len() >= MAX_SPECS || dicts.iter().any(|(_, d)| d.matches('@').count() > 2) {
+        let depth = 1 + dicts
+            .iter()
+            .map(|(_, d)| self.spec_depth.get(d).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        if self.specs.len() >= MAX_SPECS || depth > MAX_SPEC_DEPTH {
             return None;
         }
         let def = self.defs.get(g)?.clone();
@@ -533,15 +650,25 @@ impl Simp {
         let Expr::Lam(ps, body) = self.rename(&def) else {
             return None;
         };
+        // Named after the dictionaries *and their positions* (`_` for an
+        // argument that stays): `$fShowTuple2@$fShowInteger` shows
+        // `(Integer, a)`, `$fShowTuple2@_@$fShowInteger` shows `(a, Integer)`.
+        let last = dicts.iter().map(|(i, _)| *i).max().unwrap_or(0);
         let name = Sym::from(format!(
             "{g}@{}",
-            dicts
-                .iter()
-                .map(|(_, d)| d.to_string())
+            (0..=last)
+                .map(|i| match dicts.iter().find(|(j, _)| *j == i) {
+                    Some((_, d)) => d.to_string(),
+                    None => "_".to_string(),
+                })
                 .collect::<Vec<_>>()
                 .join("@")
         ));
+        if self.defs.contains_key(&name) {
+            return None;
+        }
         self.specs.insert(key, name.clone());
+        self.spec_depth.insert(name.clone(), depth);
         let mut m = HashMap::new();
         for (i, d) in dicts {
             m.insert(ps[*i].id, Expr::Global(d.clone()));
@@ -952,9 +1079,11 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
 /// The name of the IO result constructor the simplifier introduces.
 pub use crate::codegen::IORES_NAME;
 
-/// Simplifies a program; returns the next free variable number.
-pub fn simplify(p: &mut Program) -> u32 {
-    let mut next = renumber(p);
+/// What every later pass needs, optimised or not (`-O0` runs only this):
+/// unique variables and the IO result type. Returns the next free variable
+/// number.
+pub fn prepare(p: &mut Program) -> u32 {
+    let next = renumber(p);
     let iores = Sym::from(IORES_NAME);
     if !p
         .data
@@ -970,12 +1099,27 @@ pub fn simplify(p: &mut Program) -> u32 {
             }],
         });
     }
+    next
+}
+
+/// Simplifies a program; returns the next free variable number.
+/// A check run after each pass (Core Lint): the program and the pass's name.
+pub type LintHook<'a> = dyn FnMut(&Program, &str) + 'a;
+
+/// `lint`, when given, is called with the program after each round (and
+/// the pass's name).
+pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
+    let mut next = prepare(p);
+    let iores = Sym::from(IORES_NAME);
     let cons: HashMap<Sym, usize> = p
         .data
         .iter()
         .flat_map(|d| d.constrs.iter().map(|c| (c.name.clone(), c.arity)))
         .collect();
     float_binds(&mut p.binds, &mut next, &cons);
+    if let Some(lint) = lint.as_mut() {
+        lint(p, "floating top-level lets");
+    }
     let prims: HashMap<Sym, PrimInfo> = p
         .prims
         .iter()
@@ -995,6 +1139,7 @@ pub fn simplify(p: &mut Program) -> u32 {
         prims,
         inline: HashSet::new(),
         specs: HashMap::new(),
+        spec_depth: HashMap::new(),
         queue: Vec::new(),
         order: p.binds.iter().map(|(n, _)| n.clone()).collect(),
         next,
@@ -1002,15 +1147,8 @@ pub fn simplify(p: &mut Program) -> u32 {
         depth: 0,
         iores,
     };
-    for _round in 0..2 {
-        s.inline = s
-            .defs
-            .iter()
-            .filter(|(n, e)| {
-                matches!(e, Expr::Lam(..)) && size(e) <= INLINE_SIZE && !mentions_global(e, n)
-            })
-            .map(|(n, _)| n.clone())
-            .collect();
+    for round in 1..=2 {
+        s.inline = s.inlinable();
         s.queue = s.order.clone();
         let mut k = 0;
         while k < s.queue.len() {
@@ -1021,6 +1159,18 @@ pub fn simplify(p: &mut Program) -> u32 {
             s.depth = 0;
             let e2 = s.expr(&e, &Env::default());
             s.defs.insert(n, e2);
+        }
+        if let Some(lint) = lint.as_mut() {
+            let now = Program {
+                data: p.data.clone(),
+                binds: s
+                    .order
+                    .iter()
+                    .map(|n| (n.clone(), s.defs[n].clone()))
+                    .collect(),
+                prims: p.prims.clone(),
+            };
+            lint(&now, &format!("simplifier round {round}"));
         }
     }
     p.binds = s

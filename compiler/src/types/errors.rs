@@ -127,8 +127,12 @@ impl Tc {
         let mine = self.deferred_eqs.split_off(start);
         for d in mine {
             let v = self.table.prune(&Type::var(d.var));
+            // It may wait only if both sides belong further out: a side
+            // with this binding's variables must be solved before they are
+            // generalised (`g o n = let m = o + n in m == q` defers `n ~ o`,
+            // then binds `o` to the outer `q`'s type; `n` is still inner).
             if let Ty::Var(x) = v.ty() {
-                if self.table.vars[*x as usize].level <= outer {
+                if self.table.vars[*x as usize].level <= outer && self.table.closed(&d.ty, outer) {
                     self.deferred_eqs.push(d);
                     continue;
                 }

@@ -406,7 +406,7 @@ impl TypeTable {
     }
 
     /// Whether every variable of `t` lives at `level` or outside it.
-    fn closed(&mut self, t: &Type, level: u32) -> bool {
+    pub fn closed(&mut self, t: &Type, level: u32) -> bool {
         let t = self.prune(t);
         match t.ty() {
             Ty::Var(w) => self.vars[*w as usize].level <= level,
