@@ -15,6 +15,8 @@ pub struct Program {
     pub datas: Vec<DataDecl>,
     pub decls: Vec<Bind>,
     pub main: Vec<Stmt>,
+    /// The last statement of `main` fails at run time (exit status 1).
+    pub fails_at_run_time: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -200,6 +200,30 @@ pub fn oracle(oracle: &Path, file: &Path) -> OracleResult {
     }
 }
 
+/// Does GHC type-check the program? (`ghc -fno-code`, with the oracle's
+/// shim modules: a second, not a compilation.) Used while shrinking.
+pub fn ghc_typechecks(oracle: &Path, file: &Path, scratch: &Path) -> bool {
+    let shim = oracle
+        .parent()
+        .map(|d| d.join("../ghc-shim"))
+        .unwrap_or_default();
+    let _ = std::fs::create_dir_all(scratch);
+    let main = scratch.join("Main.hs");
+    if std::fs::copy(file, &main).is_err() {
+        return false;
+    }
+    let out = run(
+        Command::new("ghc")
+            .arg("-fno-code")
+            .arg(format!("-i{}", shim.display()))
+            .arg("-outputdir")
+            .arg(scratch.join("o"))
+            .arg(&main),
+        Duration::from_secs(120),
+    );
+    out.status == Some(0)
+}
+
 /// Runs gph in one configuration and says what went wrong, if anything.
 pub fn gph_run(gph: &Path, cfg: &Config, file: &Path, exp: &Expected) -> Option<(Failure, String)> {
     let mut cmd = gph_command(gph);

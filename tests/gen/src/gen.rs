@@ -177,6 +177,7 @@ impl Gen {
             datas: self.data_decls.clone(),
             decls,
             main,
+            fails_at_run_time: expect_error,
         }
     }
 
@@ -816,6 +817,7 @@ impl Gen {
         }
         for _ in 0..6 {
             if let Some(e) = self.expr_once(env, t, depth) {
+                debug_assert_eq!(e.ty.strip(), t.strip(), "generated {:?}", e.kind);
                 return e;
             }
         }
@@ -860,7 +862,7 @@ impl Gen {
             K::Call => self.call(env, t, depth),
             K::Rec => self.rec_call(env, t, depth),
             K::If => {
-                let c = self.expr(env, &Ty::Bool, depth - 1);
+                let c = self.guard(&env.no_rec(), depth - 1);
                 let a = self.expr(env, t, depth - 1);
                 let b = self.expr(env, t, depth - 1);
                 let det = a.det || b.det;
@@ -1018,7 +1020,12 @@ impl Gen {
             return None;
         }
         // the scheme's variables not fixed by the result
-        let mut all = f.ty.var_set();
+        // the scheme's own variables (`?a`); others are rigid, fixed by the context
+        let mut all: BTreeSet<String> =
+            f.ty.var_set()
+                .into_iter()
+                .filter(|v| v.starts_with('?'))
+                .collect();
         for (v, _) in &f.ctx {
             all.insert(v.clone());
         }
@@ -1059,6 +1066,16 @@ impl Gen {
             };
             es.push(e);
         }
+        // without a signature, GHC may infer a more general type than ours,
+        // in which any argument's type may be free: each must be determined
+        if !f.determining {
+            for e in es.iter_mut() {
+                if !e.det {
+                    let x = std::mem::replace(e, Expr::str(""));
+                    *e = self.fix(env, x)?;
+                }
+            }
+        }
         // every hidden variable must be fixed by a determined argument
         for v in &hidden {
             let holders: Vec<usize> = (0..j).filter(|k| args[*k].var_set().contains(v)).collect();
@@ -1068,13 +1085,19 @@ impl Gen {
             if holders.iter().any(|k| es[*k].det) {
                 continue;
             }
-            let k = holders[0];
+            // annotate a value rather than a function: `(xs :: [Int])`
+            let k = holders
+                .iter()
+                .copied()
+                .find(|k| !args[*k].is_fun())
+                .unwrap_or(holders[0]);
             let e = std::mem::replace(&mut es[k], Expr::str(""));
             es[k] = self.fix(env, e)?;
         }
         let det = if f.determining {
             rest.var_set()
                 .iter()
+                .filter(|v| v.starts_with('?'))
                 .all(|v| (0..j).any(|k| es[k].det && args[k].var_set().contains(v)))
         } else {
             false
@@ -1349,7 +1372,8 @@ impl Gen {
             Expr::var(&v, vt, true)
         } else {
             let st = self.value_ty(1);
-            self.det_expr(&env.no_rec(), &st, depth - 1)?
+            let e = self.closed_expr(&env.no_rec(), &st, depth - 1);
+            self.fix(env, e)?
         };
         let st = scrut.ty.clone();
         let (pats, catch_all) = self.alt_pats(&st);
@@ -1404,10 +1428,23 @@ impl Gen {
         }
     }
 
+    /// An expression that is not an open construct (`let`, `case`, `if`):
+    /// a call, else a constant or variable.
+    fn closed_expr(&mut self, env: &Env, t: &Ty, depth: u32) -> Expr {
+        if depth > 0 {
+            for _ in 0..4 {
+                if let Some(e) = self.call(env, t, depth) {
+                    return e;
+                }
+            }
+        }
+        self.leaf(env, t)
+    }
+
     /// A guard: mostly a comparison or a predicate, rarely an open
     /// construct (`if`, `let`, `case`), which real programs seldom put there.
     fn guard(&mut self, env: &Env, depth: u32) -> Expr {
-        if depth > 0 && self.chance(0.9) {
+        if depth > 0 && self.chance(0.97) {
             for _ in 0..4 {
                 if let Some(e) = self.call(env, &Ty::Bool, depth) {
                     return e;
@@ -1422,7 +1459,7 @@ impl Gen {
     /// Local bindings for `let`/`where`: values, pattern bindings and local
     /// functions (maybe polymorphic, maybe recursive).
     fn local_binds(&mut self, env: &Env, depth: u32) -> (Vec<Bind>, Env) {
-        let n = self.range(1, 3);
+        let n = self.range(1, 2);
         let mut binds = Vec::new();
         let mut env2 = env.clone();
         for _ in 0..n {
@@ -2067,11 +2104,22 @@ impl Gen {
     fn fun_expr(&mut self, env: &Env, a: &Ty, b: &Ty, t: &Ty, d: u32) -> Option<Expr> {
         match self.below(4) {
             0 | 1 => {
-                let p = self.pat(a, false, 1);
+                // \p1 p2 -> body, over as many arguments as the type has (at most 3)
+                let mut pats = Vec::new();
                 let mut bs = Vec::new();
-                p.typed_binders(&mut bs);
-                let body = self.expr(&env.with_vars(&bs).no_rec(), b, d);
-                Some(Expr::new(E::Lam(vec![p], Box::new(body)), t.clone(), false))
+                let mut rt = t.clone();
+                while let Ty::Fun(a1, b1) = rt.clone() {
+                    if pats.len() == 3 || (!pats.is_empty() && self.chance(0.3)) {
+                        break;
+                    }
+                    let p = self.pat(&a1, false, 1);
+                    p.typed_binders(&mut bs);
+                    pats.push(p);
+                    rt = *b1;
+                }
+                let _ = (a, b);
+                let body = self.expr(&env.with_vars(&bs).no_rec(), &rt, d);
+                Some(Expr::new(E::Lam(pats, Box::new(body)), t.clone(), false))
             }
             2 => {
                 // a right section of a binary infix library function

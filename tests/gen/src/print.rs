@@ -167,7 +167,15 @@ impl<'a> Printer<'a> {
     }
 
     /// Prints `e`; `ind` is the least column of its continuation lines.
+    /// Prints `e`, over several lines if it is long (not inside braces).
     fn expr(&mut self, e: &Expr, ctx: Ctx, ind: usize) {
+        let ml = !self.oneline;
+        self.expr_ml(e, ctx, ind, ml)
+    }
+
+    /// Prints `e` without layout blocks over lines (a condition, a
+    /// scrutinee, a guard).
+    fn expr_flat(&mut self, e: &Expr, ctx: Ctx, ind: usize) {
         self.expr_ml(e, ctx, ind, false)
     }
 
@@ -175,15 +183,18 @@ impl<'a> Printer<'a> {
     /// side, a statement, or a branch of a construct printed over lines).
     fn expr_ml(&mut self, e: &Expr, ctx: Ctx, ind: usize, ml: bool) {
         if self.needs_parens(e, ctx) {
+            // layout may continue inside the parentheses: `)` closes an
+            // implicit block (the parse-error(t) rule)
             self.t("(");
             let c = self.col();
-            self.expr(e, Ctx::Top, ind.max(c));
+            self.expr_ml(e, Ctx::Top, ind.max(c), !self.oneline);
             self.t(")");
             return;
         }
-        let multi = ml && ctx == Ctx::Top && !self.oneline && self.flat(e, ctx).len() > 60;
+        let multi = ml && ctx == Ctx::Top && !self.oneline && self.flat(e, ctx).len() > 70;
         let saved = self.oneline;
-        if !multi {
+        if !multi && matches!(e.kind, E::Let(..) | E::Case(..) | E::Do(_)) {
+            // braces on one line: no line breaks inside
             self.oneline = true;
         }
         self.expr_inner(e, ind, multi);
@@ -216,7 +227,8 @@ impl<'a> Printer<'a> {
                 }
                 self.expr(f, Ctx::Fun, ind);
                 for a in args {
-                    self.t(" ");
+                    let w = self.flat(a, Ctx::Arg).len();
+                    self.space_or_break(w, ind);
                     self.expr(a, Ctx::Arg, ind);
                 }
             }
@@ -261,20 +273,21 @@ impl<'a> Printer<'a> {
                     self.t("in ");
                     self.expr_ml(body, Ctx::Top, ind + 2, true);
                 } else {
-                    self.t("let { ");
+                    // `let a = 1; b = 2 in e`: the implicit block ends at `in`
+                    self.t("let ");
                     for (i, b) in bs.iter().enumerate() {
                         if i > 0 {
                             self.t("; ");
                         }
                         self.bind(b, 0);
                     }
-                    self.t(" } in ");
+                    self.t(" in ");
                     self.expr(body, Ctx::Top, ind);
                 }
             }
             E::If(c, a, b) => {
                 self.t("if ");
-                self.expr(c, Ctx::Top, ind + 2);
+                self.expr_flat(c, Ctx::Top, ind + 2);
                 if multi {
                     self.nl(ind);
                     self.t("then ");
@@ -291,7 +304,7 @@ impl<'a> Printer<'a> {
             }
             E::Case(s, alts) => {
                 self.t("case ");
-                self.expr(s, Ctx::Top, ind + 2);
+                self.expr_flat(s, Ctx::Top, ind + 2);
                 self.t(" of");
                 if multi {
                     for a in alts {
@@ -313,7 +326,9 @@ impl<'a> Printer<'a> {
                 self.t("(");
                 for (i, x) in es.iter().enumerate() {
                     if i > 0 {
-                        self.t(", ");
+                        self.t(",");
+                        let w = self.flat(x, Ctx::Top).len();
+                        self.space_or_break(w, ind);
                     }
                     self.expr(x, Ctx::Top, ind);
                 }
@@ -323,7 +338,9 @@ impl<'a> Printer<'a> {
                 self.t("[");
                 for (i, x) in es.iter().enumerate() {
                     if i > 0 {
-                        self.t(", ");
+                        self.t(",");
+                        let w = self.flat(x, Ctx::Top).len();
+                        self.space_or_break(w, ind);
                     }
                     self.expr(x, Ctx::Top, ind);
                 }
@@ -405,12 +422,25 @@ impl<'a> Printer<'a> {
     fn binop(&mut self, n: &str, a: &Expr, b: &Expr, ind: usize) {
         let (p, asc) = fixity_of(n, self.fixities);
         self.expr(a, Ctx::Operand(p, asc, Side::Left), ind);
-        if is_symbolic(n) {
-            self.t(&format!(" {n} "));
+        let op = if is_symbolic(n) {
+            n.to_string()
         } else {
-            self.t(&format!(" `{n}` "));
-        }
+            format!("`{n}`")
+        };
+        self.t(&format!(" {op}"));
+        let w = self.flat(b, Ctx::Operand(p, asc, Side::Right)).len();
+        self.space_or_break(w, ind);
         self.expr(b, Ctx::Operand(p, asc, Side::Right), ind);
+    }
+
+    /// A space, or a new line at column `ind` when the next `w` characters
+    /// would make the line longer than 100 (never inside braces).
+    fn space_or_break(&mut self, w: usize, ind: usize) {
+        if !self.oneline && self.col() + 1 + w > 100 && self.col() > ind + 12 {
+            self.nl(ind);
+        } else {
+            self.t(" ");
+        }
     }
 
     fn alt(&mut self, a: &Alt, col: usize, ml: bool) {
@@ -438,7 +468,7 @@ impl<'a> Printer<'a> {
                         self.nl(col + 2);
                         self.t("| ");
                     }
-                    self.expr(g, Ctx::Top, col + 4);
+                    self.expr_flat(g, Ctx::Top, col + 4);
                     self.t(&format!(" {eq} "));
                     self.expr_ml(e, Ctx::Top, col + 4, !flat);
                 }

@@ -6,9 +6,9 @@
 
 use crate::ast::*;
 use crate::check::{self, Config, Expected, Failure, OracleResult};
+use crate::driver::Settings;
 use crate::print::print_program;
 use crate::ty::{Class, Ty};
-use crate::Settings;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -82,13 +82,14 @@ impl Shrinker<'_> {
         if std::fs::write(&file, &text).is_err() {
             return false;
         }
+        let scratch = self.dir.join(format!("seed{}-ghc", self.seed));
         let limit = Duration::from_secs(12);
         let f = self.target.failure;
         if self.target.config == "check" {
             let Some((g, _)) = check::gph_check(&self.st.gph, &file) else {
                 return false;
             };
-            return g == f && matches!(check::oracle(&self.st.oracle, &file), OracleResult::Ok(_));
+            return g == f && check::ghc_typechecks(&self.st.oracle, &file, &scratch);
         }
         let Some(cfg) = self.cfgs.iter().find(|c| c.name == self.target.config) else {
             return false;
@@ -111,10 +112,12 @@ impl Shrinker<'_> {
             if run(&dummy) != Some(f) {
                 return false;
             }
-            return matches!(check::oracle(&self.st.oracle, &file), OracleResult::Ok(_));
+            return check::ghc_typechecks(&self.st.oracle, &file, &scratch);
         }
-        // the front end must still accept it
-        if check::gph_check(&self.st.gph, &file).is_some() {
+        // the front end must still accept it, and GHC too (cheap tests first)
+        if check::gph_check(&self.st.gph, &file).is_some()
+            || !check::ghc_typechecks(&self.st.oracle, &file, &scratch)
+        {
             return false;
         }
         match check::oracle(&self.st.oracle, &file) {
