@@ -229,6 +229,7 @@ fn check_one(
             let target = shrink::Target {
                 failure: *f,
                 config: cfg.clone(),
+                signature: check::signature(*f, detail),
             };
             let small = shrink::shrink(prog, &target, st, cfgs, dir, seed);
             let small_text = print::print_program(&small);
