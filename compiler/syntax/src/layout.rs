@@ -397,6 +397,18 @@ impl Layout {
             Tok::RArrow if matches!(self.stack.last(), Some(Ctx::Lambda)) => {
                 self.stack.pop();
             }
+            // An explicit `;` starts a new item, as a virtual one does.
+            Tok::Semi => {
+                if let Some(Ctx::Implicit {
+                    in_guard,
+                    plain_rhs,
+                    ..
+                }) = self.stack.last_mut()
+                {
+                    *in_guard = false;
+                    *plain_rhs = false;
+                }
+            }
             Tok::Bar | Tok::Equals | Tok::RArrow => {
                 if let Some(Ctx::Implicit {
                     in_guard,

@@ -345,3 +345,41 @@ pub fn default_oracle() -> PathBuf {
     }
     PathBuf::from("/work/shared/tools/oracle")
 }
+
+/// What must stay the same while a failure is shrunk: for a rejection, a
+/// panic or an internal error, its message without file names, positions
+/// and numbers; for the other kinds, nothing more than the kind.
+pub fn signature(f: Failure, detail: &str) -> String {
+    if !matches!(
+        f,
+        Failure::Rejected | Failure::Panic | Failure::InternalError
+    ) {
+        return String::new();
+    }
+    let line = detail
+        .lines()
+        .map(str::trim)
+        .find(|l| {
+            let l = l.to_lowercase();
+            l.contains("error") || l.contains("panicked") || l.starts_with('\u{d7}')
+        })
+        .unwrap_or("");
+    let line = match line.rfind(".gph:") {
+        Some(i) => &line[i + 5..],
+        None => line,
+    };
+    let mut out = String::new();
+    let mut digits = false;
+    for c in line.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('N');
+            }
+            digits = true;
+        } else {
+            digits = false;
+            out.push(c);
+        }
+    }
+    out
+}

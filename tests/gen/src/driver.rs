@@ -22,8 +22,6 @@ pub struct Settings {
     pub shrink: bool,
     pub shrink_budget: usize,
     pub shrink_max: usize,
-    /// Seeds whose failure is known (not counted as failures).
-    pub known: Vec<u64>,
     /// Programs compiled by one GHC run (1: the oracle for each).
     pub batch: usize,
     /// Failures shrunk so far, by kind and configuration.
@@ -41,7 +39,6 @@ struct Tally {
     gph_secs: f64,
     lines: usize,
     report: Vec<String>,
-    known: usize,
 }
 
 fn work_dir() -> PathBuf {
@@ -121,10 +118,9 @@ pub fn run_check(st: &Settings) -> bool {
         println!("  {r}");
     }
     println!(
-        "programs {}  passed {}  known {}  mismatches {}  exit-status {}  internal-errors {}  panics {}  timeouts {}  rejections {}  ghc-rejected {}  discarded {}  seconds {:.0}",
+        "programs {}  passed {}  mismatches {}  exit-status {}  internal-errors {}  panics {}  timeouts {}  rejections {}  ghc-rejected {}  discarded {}  seconds {:.0}",
         t.programs,
         t.passed,
-        t.known,
         count(Failure::Mismatch),
         count(Failure::ExitStatus),
         count(Failure::InternalError),
@@ -197,13 +193,6 @@ fn check_one(
     let t1 = Instant::now();
     let fail = check::check_gph(&st.gph, cfgs, &file, &exp);
     let gph_secs = t1.elapsed().as_secs_f64();
-    if fail.is_some() && st.known.contains(&seed) {
-        let mut t = tally.lock().unwrap();
-        t.programs += 1;
-        t.known += 1;
-        t.report.push(format!("seed {seed}: fails as known"));
-        return;
-    }
     let mut line = None;
     if let Some((f, cfg, detail)) = &fail {
         let mut msg = format!(
@@ -229,6 +218,7 @@ fn check_one(
             let target = shrink::Target {
                 failure: *f,
                 config: cfg.clone(),
+                signature: check::signature(*f, detail),
             };
             let small = shrink::shrink(prog, &target, st, cfgs, dir, seed);
             let small_text = print::print_program(&small);

@@ -631,6 +631,10 @@ impl Gen {
             return Expr::var(&self.pick(&vs), t.clone(), true);
         }
         match t {
+            Ty::Int if self.chance(0.04) => {
+                let b = self.pick(&["minBound", "maxBound"]);
+                Expr::var(b, Ty::Int, false)
+            }
             Ty::Int | Ty::Integer => self.num_lit(t),
             Ty::Double => {
                 if self.chance(0.6) {
@@ -836,8 +840,15 @@ impl Gen {
             Let,
             Special,
             Par,
+            Lazy,
         }
-        let mut ks = vec![(3, K::Leaf), (6, K::Call), (1, K::If), (5, K::Special)];
+        let mut ks = vec![
+            (3, K::Leaf),
+            (6, K::Call),
+            (1, K::If),
+            (5, K::Special),
+            (1, K::Lazy),
+        ];
         if depth >= 2 {
             ks.push((1, K::Case));
             ks.push((1, K::Let));
@@ -876,6 +887,7 @@ impl Gen {
             K::Let => self.let_expr(env, t, depth),
             K::Special => self.special(env, t, depth),
             K::Par => self.par_expr(env, t, depth),
+            K::Lazy => self.lazy_expr(env, t, depth),
         }
     }
 
@@ -944,7 +956,8 @@ impl Gen {
         }
         for g in &self.globals {
             if env.mult.saturating_mul(g.cost) <= CALL_BUDGET {
-                callees.push((g.clone(), false, 12, false));
+                let infix = crate::print::is_symbolic(&g.name);
+                callees.push((g.clone(), false, 12, infix));
             }
         }
         for f in &env.funs {
@@ -1444,14 +1457,11 @@ impl Gen {
     /// A guard: mostly a comparison or a predicate, rarely an open
     /// construct (`if`, `let`, `case`), which real programs seldom put there.
     fn guard(&mut self, env: &Env, depth: u32) -> Expr {
-        if depth > 0 && self.chance(0.97) {
-            for _ in 0..4 {
-                if let Some(e) = self.call(env, &Ty::Bool, depth) {
-                    return e;
-                }
-            }
+        if self.chance(0.97) {
+            self.closed_expr(env, &Ty::Bool, depth)
+        } else {
+            self.expr(env, &Ty::Bool, depth)
         }
-        self.expr(env, &Ty::Bool, depth)
     }
 
     // ---------------------------------------------------------------- bindings
@@ -2006,6 +2016,9 @@ impl Gen {
                         Ty::Double => self
                             .pick(&["2.5", "-1.25", "1.0e-3", "7", "3.0e10"])
                             .to_string(),
+                        _ if self.chance(0.3) => {
+                            self.pick(&["(-3)", " 12 ", "-7", "0", "(42)"]).to_string()
+                        }
                         _ => self.range(-50, 1000).to_string(),
                     };
                     Expr::str(&lit)
@@ -2344,8 +2357,10 @@ impl Gen {
         };
         let mut stmts = Vec::new();
         let n = self.range(1, 3);
-        for _ in 0..n {
-            if self.chance(0.2) {
+        for i in 0..n {
+            // one binding statement at least: it fixes the monad, which a
+            // Foldable context (`length (do ...)`) would leave open
+            if i > 0 && self.chance(0.2) {
                 let vt = self.value_ty(0);
                 let rhs = self.det_expr(&env2, &vt, d.min(2))?;
                 let v = self.fresh("w");
@@ -2554,6 +2569,192 @@ impl Gen {
         }
     }
 
+    /// A value that must never be evaluated (`undefined`, `error "..."`)
+    /// beside `e`, where a lazy language drops it: a compiler that forces it
+    /// fails where GHC does not.
+    fn lazy_expr(&mut self, env: &Env, t: &Ty, depth: u32) -> Option<Expr> {
+        let e = self.expr(env, t, depth - 1);
+        let det = e.det;
+        let ut = self.value_ty(1);
+        let bomb = |g: &mut Gen, ty: &Ty| -> Expr {
+            let b = if g.chance(0.5) {
+                Expr::var("undefined", ty.clone(), false)
+            } else {
+                let msg = g.pick(&["never", "lazy", "not needed"]);
+                Expr::app(
+                    Expr::var("error", opaque(), true),
+                    vec![Expr::str(msg)],
+                    ty.clone(),
+                    false,
+                )
+            };
+            Expr::ann(b)
+        };
+        let op = |n: &str| Expr::var(n, opaque(), true);
+        Some(match self.below(7) {
+            0 => {
+                let b = bomb(self, &ut);
+                let pair = Expr::new(E::Tuple(vec![e, b]), Ty::Tuple(vec![t.clone(), ut]), det);
+                Expr::app(op("fst"), vec![pair], t.clone(), det)
+            }
+            1 => {
+                let b = bomb(self, &ut);
+                let pair = Expr::new(E::Tuple(vec![b, e]), Ty::Tuple(vec![ut, t.clone()]), det);
+                Expr::app(op("snd"), vec![pair], t.clone(), det)
+            }
+            2 => {
+                let b = bomb(self, &ut);
+                Expr::app(op("const"), vec![e, b], t.clone(), det)
+            }
+            3 => {
+                let u = self.fresh("unused");
+                let b = bomb(self, &ut);
+                let bind = Bind::Fun(FunBind {
+                    name: u,
+                    sig: None,
+                    clauses: vec![Clause {
+                        pats: vec![],
+                        rhs: Rhs::Plain(b),
+                        wheres: vec![],
+                    }],
+                });
+                Expr::new(E::Let(vec![bind], Box::new(e)), t.clone(), det)
+            }
+            4 => {
+                // (\ ~(a, b) -> e) undefined
+                let vt = self.value_ty(0);
+                let tt = Ty::Tuple(vec![ut.clone(), vt.clone()]);
+                let a = self.fresh("a");
+                let b2 = self.fresh("b");
+                let p = Pat::new(
+                    P::Lazy(Box::new(Pat::new(
+                        P::Tuple(vec![Pat::var(&a, ut), Pat::var(&b2, vt)]),
+                        tt.clone(),
+                    ))),
+                    tt.clone(),
+                );
+                let lam = Expr::new(
+                    E::Lam(vec![p], Box::new(e)),
+                    Ty::fun(tt.clone(), t.clone()),
+                    false,
+                );
+                let b = bomb(self, &tt);
+                Expr::app(lam, vec![b], t.clone(), det)
+            }
+            5 => {
+                // take k (xs ++ undefined), with k at most the length of xs
+                let Ty::List(_) = t else { return None };
+                let E::List(items) = &e.kind else { return None };
+                let k = self.range(0, items.len() as i64);
+                let b = bomb(self, t);
+                let cat = Expr::op("++", e, b, t.clone(), det);
+                Expr::app(op("take"), vec![Expr::int(k, Ty::Int), cat], t.clone(), det)
+            }
+            _ => {
+                // length of a list of bombs, or `null (bomb : _)`
+                if *t != Ty::Int && *t != Ty::Bool {
+                    return None;
+                }
+                let n = self.range(1, 3);
+                let items: Vec<Expr> = (0..n).map(|_| bomb(self, &ut)).collect();
+                let xs = Expr::new(E::List(items), Ty::list(ut), true);
+                if *t == Ty::Int {
+                    Expr::app(op("length"), vec![xs], Ty::Int, true)
+                } else {
+                    Expr::app(op("null"), vec![xs], Ty::Bool, true)
+                }
+            }
+        })
+    }
+
+    /// A binary operator of the user's, with a fixity declaration.
+    fn operator_decl(&mut self) -> Option<Vec<Bind>> {
+        let pool = [
+            "<+>", "|>", "+++", ".*.", "<?>", "***", "%%", "^^^", "<=>", "&&&", "-|-", "<:>",
+        ];
+        let used: BTreeSet<String> = self.globals.iter().map(|g| g.name.clone()).collect();
+        let free: Vec<&str> = pool
+            .iter()
+            .copied()
+            .filter(|o| !used.contains(*o))
+            .collect();
+        if free.is_empty() {
+            return None;
+        }
+        let name = self.pick(&free).to_string();
+        let poly = self.chance(0.3);
+        let mut env = Env {
+            mult: 1,
+            ..Env::default()
+        };
+        let mut ctx = Vec::new();
+        let (a, b, r) = if poly {
+            let cs = self.pick(&[
+                vec![Class::Num],
+                vec![Class::Ord],
+                vec![Class::Show],
+                vec![Class::Eq, Class::Show],
+            ]);
+            env.rigid.insert("a".into(), closure(&cs));
+            ctx = cs.iter().map(|c| ("a".to_string(), *c)).collect::<Vec<_>>();
+            let v = Ty::var("a");
+            let r = self.pick(&[
+                v.clone(),
+                Ty::list(v.clone()),
+                Ty::Tuple(vec![v.clone(), v.clone()]),
+            ]);
+            (v.clone(), v, r)
+        } else {
+            let a = self.value_ty(1);
+            let b = if self.chance(0.6) {
+                a.clone()
+            } else {
+                self.value_ty(1)
+            };
+            let r = if self.chance(0.5) {
+                a.clone()
+            } else {
+                self.value_ty(1)
+            };
+            (a, b, r)
+        };
+        let x = self.fresh("l");
+        let y = self.fresh("r");
+        let env1 = env.with_vars(&[(x.clone(), a.clone()), (y.clone(), b.clone())]);
+        self.cost = 0;
+        let rhs = self.rhs(&env1, &r, 3, false);
+        let cost = self.cost.max(1);
+        let assoc = self.pick(&[Assoc::Left, Assoc::Right, Assoc::None]);
+        let prec = self.range(1, 9) as u8;
+        self.fixities.push(Fixity {
+            assoc,
+            prec,
+            op: name.clone(),
+        });
+        let fty = Ty::funs(&[a.clone(), b.clone()], r);
+        let q: BTreeMap<String, Ty> = [("a".to_string(), Ty::var("?a"))].into_iter().collect();
+        self.globals.push(Fun {
+            name: name.clone(),
+            ty: fty.subst(&q),
+            ctx: ctx.iter().map(|(v, c)| (format!("?{v}"), *c)).collect(),
+            determining: true,
+            cost,
+            fuel: None,
+        });
+        Some(vec![Bind::Fun(FunBind {
+            name,
+            sig: Some(Sig {
+                ctx: ctx.iter().map(|(v, c)| (*c, v.clone())).collect(),
+                ty: fty,
+            }),
+            clauses: vec![Clause {
+                pats: vec![Pat::var(&x, a), Pat::var(&y, b)],
+                rhs,
+                wheres: vec![],
+            }],
+        })])
+    }
+
     // ---------------------------------------------------------------- top level
 
     fn top_decl(&mut self) -> Vec<Bind> {
@@ -2634,6 +2835,11 @@ impl Gen {
         }
         if kind < 17 {
             return self.mutual_pair();
+        }
+        if kind < 25 {
+            if let Some(d) = self.operator_decl() {
+                return d;
+            }
         }
         let name = format!("f{k}");
         let poly = self.chance(0.4);
@@ -3056,6 +3262,13 @@ impl Gen {
             3 if matches!(e.ty, Ty::List(_)) && e.ty != Ty::string() => Stmt::Expr(Expr::app(
                 Expr::var("mapM_", io.clone(), true),
                 vec![Expr::var("print", io.clone(), true), e],
+                io,
+                true,
+            )),
+            4 => Stmt::Expr(Expr::op(
+                "$",
+                Expr::var("print", io.clone(), true),
+                e,
                 io,
                 true,
             )),

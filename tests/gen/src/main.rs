@@ -103,7 +103,6 @@ fn main() {
                 shrink: !no_shrink,
                 shrink_budget,
                 shrink_max,
-                known: Vec::new(),
                 batch,
                 shrunk: Mutex::new(BTreeMap::new()),
             });

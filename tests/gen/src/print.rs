@@ -249,7 +249,11 @@ impl<'a> Printer<'a> {
                 self.t(")");
             }
             E::Lam(ps, body) => {
-                self.t("\\");
+                // `\~p` would lex as the operator `\~`
+                let lazy = ps
+                    .first()
+                    .is_some_and(|p| pat_str(p, true).starts_with('~'));
+                self.t(if lazy { "\\ " } else { "\\" });
                 for (i, p) in ps.iter().enumerate() {
                     if i > 0 {
                         self.t(" ");
@@ -361,6 +365,10 @@ impl<'a> Printer<'a> {
                 self.t("]");
             }
             E::Comp(body, qs) => {
+                // no layout blocks over lines in a comprehension: `|` does
+                // not end a `do` block in gph (FINDINGS.md)
+                let saved = self.oneline;
+                self.oneline = true;
                 self.t("[");
                 self.expr(body, Ctx::Top, ind);
                 self.t(" | ");
@@ -379,6 +387,7 @@ impl<'a> Printer<'a> {
                     }
                 }
                 self.t("]");
+                self.oneline = saved;
             }
             E::Do(ss) => {
                 if multi {
@@ -409,6 +418,8 @@ impl<'a> Printer<'a> {
     }
 
     fn let_flat(&mut self, bs: &[Bind]) {
+        let saved = self.oneline;
+        self.oneline = true;
         self.t("let { ");
         for (i, b) in bs.iter().enumerate() {
             if i > 0 {
@@ -417,6 +428,7 @@ impl<'a> Printer<'a> {
             self.bind(b, 0);
         }
         self.t(" }");
+        self.oneline = saved;
     }
 
     fn binop(&mut self, n: &str, a: &Expr, b: &Expr, ind: usize) {
@@ -428,9 +440,16 @@ impl<'a> Printer<'a> {
             format!("`{n}`")
         };
         self.t(&format!(" {op}"));
-        let w = self.flat(b, Ctx::Operand(p, asc, Side::Right)).len();
+        // `f $ \x -> ...`, `print $ case ...`: an open construct ends the
+        // expression, so it needs no parentheses right of `$`
+        let ctx = if n == "$" && self.own_prec(b) < 0 && !matches!(b.kind, E::Ann(..)) {
+            Ctx::Top
+        } else {
+            Ctx::Operand(p, asc, Side::Right)
+        };
+        let w = self.flat(b, ctx).len();
         self.space_or_break(w, ind);
-        self.expr(b, Ctx::Operand(p, asc, Side::Right), ind);
+        self.expr(b, ctx, ind);
     }
 
     /// A space, or a new line at column `ind` when the next `w` characters
@@ -519,8 +538,14 @@ impl<'a> Printer<'a> {
             }
             Bind::Fun(fb) => {
                 let mut first = true;
+                let sym = is_symbolic(&fb.name);
+                let prefix_name = if sym {
+                    format!("({})", fb.name)
+                } else {
+                    fb.name.clone()
+                };
                 if let Some(sig) = &fb.sig {
-                    self.t(&format!("{} :: {}", fb.name, show_sig(sig)));
+                    self.t(&format!("{prefix_name} :: {}", show_sig(sig)));
                     first = false;
                 }
                 for c in &fb.clauses {
@@ -532,10 +557,17 @@ impl<'a> Printer<'a> {
                         }
                     }
                     first = false;
-                    self.t(&fb.name);
-                    for p in &c.pats {
-                        self.t(" ");
-                        self.pat(p, true);
+                    if sym && c.pats.len() == 2 {
+                        // `l <+> r = ...`
+                        self.pat(&c.pats[0], true);
+                        self.t(&format!(" {} ", fb.name));
+                        self.pat(&c.pats[1], true);
+                    } else {
+                        self.t(&prefix_name);
+                        for p in &c.pats {
+                            self.t(" ");
+                            self.pat(p, true);
+                        }
                     }
                     self.rhs(&c.rhs, "=", col, ml);
                     if !c.wheres.is_empty() {

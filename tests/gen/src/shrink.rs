@@ -18,6 +18,9 @@ pub struct Target {
     pub failure: Failure,
     /// "check" or a configuration name.
     pub config: String,
+    /// For rejections, panics and internal errors: the message without
+    /// positions (`check::signature`), which must stay the same.
+    pub signature: String,
 }
 
 struct Shrinker<'a> {
@@ -98,7 +101,7 @@ impl Shrinker<'_> {
             let mut cmd = check::gph_command(&self.st.gph);
             cmd.arg("run").args(&cfg.flags).arg(&file);
             let out = check::run(&mut cmd, limit);
-            check::classify(&out, exp).map(|x| x.0)
+            check::classify(&out, exp).map(|(f, d)| (f, check::signature(f, &d)))
         };
         if matches!(
             f,
@@ -109,7 +112,7 @@ impl Shrinker<'_> {
                 stdout: String::new(),
                 status: 0,
             };
-            if run(&dummy) != Some(f) {
+            if run(&dummy) != Some((f, self.target.signature.clone())) {
                 return false;
             }
             return check::ghc_typechecks(&self.st.oracle, &file, &scratch);
@@ -121,7 +124,7 @@ impl Shrinker<'_> {
             return false;
         }
         match check::oracle(&self.st.oracle, &file) {
-            OracleResult::Ok(exp) => run(&exp) == Some(f),
+            OracleResult::Ok(exp) => run(&exp).is_some_and(|(g, _)| g == f),
             _ => false,
         }
     }

@@ -1,0 +1,126 @@
+//! Programs written by gph-gen (tests/gen), not by the people who wrote the
+//! compiler: every program in tests/generated prints what GHC printed for it
+//! (NAME.stdout, NAME.exitcode from the oracle) at the default optimisation
+//! and at -O0 on one PE, on 4 threads PEs and on 7 simulated PEs. A bug
+//! one of them finds is fixed, and kept shrunk as a golden test in
+//! tests/programs; the corpus is never edited to pass.
+//!
+//! `gph_gen_check_agrees_with_ghc` runs the whole loop once, as
+//! `gph-gen check` does: 30 fresh programs of a fixed seed through the
+//! oracle (which installs GHC on first use) and gph.
+
+mod common;
+
+use common::{gph_with, programs_in};
+use std::path::Path;
+
+const DIR: &str = "tests/generated";
+/// The seeds of the check run (`gph-gen check --seed 900000 --count 30`).
+const CHECK_SEED: u64 = 900_000;
+const CHECK_COUNT: u64 = 30;
+
+/// Runs every corpus program with the extra `gph run` flags, two at a time.
+fn run_corpus(extra: &[&str]) -> Vec<String> {
+    let files = programs_in(DIR);
+    assert!(files.len() >= 100, "expected the generated corpus in {DIR}");
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(f) = files.get(i) else { break };
+                let read = |ext: &str| {
+                    std::fs::read_to_string(
+                        Path::new(env!("CARGO_MANIFEST_DIR")).join(f.with_extension(ext)),
+                    )
+                    .ok()
+                };
+                let stdout = read("stdout").unwrap_or_default();
+                let exit: i32 = read("exitcode")
+                    .and_then(|c| c.trim().parse().ok())
+                    .unwrap_or(0);
+                let mut args = vec!["run"];
+                args.extend_from_slice(extra);
+                args.push(f.to_str().unwrap());
+                let out = gph_with(&args, None, &[]);
+                let mut problems = Vec::new();
+                if out.status != Some(exit) {
+                    problems.push(format!("exit {:?}, expected {exit}", out.status));
+                }
+                if out.stdout != stdout {
+                    problems.push(format!(
+                        "stdout differs\n--- expected\n{stdout}\n--- actual\n{}",
+                        out.stdout
+                    ));
+                }
+                if out.stderr.contains("panicked") {
+                    problems.push("panic".into());
+                }
+                if !problems.is_empty() {
+                    failures.lock().unwrap().push(format!(
+                        "{} {}: {}\nstderr: {}",
+                        f.display(),
+                        extra.join(" "),
+                        problems.join("; "),
+                        out.stderr
+                    ));
+                }
+            });
+        }
+    });
+    failures.into_inner().unwrap()
+}
+
+fn assert_none(failures: Vec<String>, what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} generated programs failed {what}:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn generated_programs_on_one_pe() {
+    assert_none(run_corpus(&["--pes", "1"]), "on one PE");
+}
+
+#[test]
+fn generated_programs_at_o0() {
+    assert_none(run_corpus(&["-O0", "--pes", "1"]), "at -O0 on one PE");
+}
+
+#[test]
+fn generated_programs_on_four_threads() {
+    assert_none(run_corpus(&["--pes", "4"]), "on 4 PEs (threads)");
+}
+
+#[test]
+fn generated_programs_on_seven_simulated_pes() {
+    assert_none(
+        run_corpus(&["--engine", "sim", "--pes", "7"]),
+        "on 7 simulated PEs",
+    );
+}
+
+/// `gph-gen check --seed 900000 --count 30` with this build of gph, without
+/// shrinking: GHC must accept every program and gph must agree with it.
+#[test]
+fn gph_gen_check_agrees_with_ghc() {
+    use gph_gen::driver::{run_check, Settings};
+    let ok = run_check(&Settings {
+        seed: CHECK_SEED,
+        count: CHECK_COUNT,
+        jobs: 2,
+        gph: env!("CARGO_BIN_EXE_gph").into(),
+        oracle: gph_gen::check::default_oracle(),
+        keep: None,
+        shrink: false,
+        shrink_budget: 0,
+        shrink_max: 0,
+        batch: 8,
+        shrunk: Default::default(),
+    });
+    assert!(ok, "gph-gen check found failures (see the summary above)");
+}
