@@ -32,7 +32,7 @@
 
 use crate::core::{Alt, AltCon, Bind, Expr, Program, Var};
 use crate::simplify::{
-    is_atom, live_bindings, mentions_global, occurrences, size, substitute, Renamer,
+    is_atom, live_bindings, mentions_global, occurrences, size, static_args, substitute, Renamer,
 };
 use gph_syntax::lexer::Sym;
 use std::collections::HashMap;
@@ -605,10 +605,19 @@ impl Fuser<'_> {
             // Too big, or no recursion met recursion: nothing gained.
             return None;
         }
+        // A global the call site passes and the loop passes on unchanged
+        // (the function of `foldl (+) 0 [1 .. n]`) is substituted into the
+        // loop, so that the strictness analysis sees what it does with the
+        // accumulator: a lazy accumulator built a chain of n thunks.
+        let loop_bind = vec![(ctx.cp.clone(), lam)];
+        let (loop_bind, site) = match static_args(&loop_bind, &site) {
+            Ok(done) => done,
+            Err(()) => (loop_bind, site),
+        };
         let mut lets = outer;
         lets.extend(atom_lets);
         lets.extend(arg_lets);
-        lets.push(Bind::Rec(vec![(ctx.cp.clone(), lam)]));
+        lets.push(Bind::Rec(loop_bind));
         Some((lets, site))
     }
 

@@ -803,7 +803,7 @@ impl Simp {
             Bind::Rec(bs) => {
                 // Unchanged, borrowed: copying the body at every `letrec`
                 // of a nest was quadratic.
-                let (bs, body): (Cow<[(Var, Expr)]>, Cow<Expr>) = match self.static_args(bs, body) {
+                let (bs, body): (Cow<[(Var, Expr)]>, Cow<Expr>) = match static_args(bs, body) {
                     Ok((bs, body)) => (Cow::Owned(bs), Cow::Owned(body)),
                     Err(()) => (Cow::Borrowed(bs), Cow::Borrowed(body)),
                 };
@@ -835,66 +835,6 @@ impl Simp {
                 }
                 Expr::Let(Box::new(Bind::Rec(bs)), Box::new(body))
             }
-        }
-    }
-
-    /// Static argument transformation for local functions whose calls all
-    /// pass the same global (or their own parameter) at some position.
-    #[allow(clippy::type_complexity)]
-    fn static_args(
-        &mut self,
-        bs: &[(Var, Expr)],
-        body: &Expr,
-    ) -> Result<(Vec<(Var, Expr)>, Expr), ()> {
-        // Copied only when a parameter goes.
-        let mut bs: Cow<[(Var, Expr)]> = Cow::Borrowed(bs);
-        let mut body: Cow<Expr> = Cow::Borrowed(body);
-        let mut changed_any = false;
-        for k in 0..bs.len() {
-            let f = bs[k].0.clone();
-            let Expr::Lam(ps, _) = &bs[k].1 else { continue };
-            let ps = ps.clone();
-            for i in (0..ps.len()).rev() {
-                // Collect the argument at position i of every call.
-                let mut seen: Option<Sym> = None;
-                let mut ok = true;
-                let mut check = |e: &Expr| calls_static(e, f.id, i, ps[i].id, &mut seen, &mut ok);
-                check(&body);
-                for (_, r) in bs.iter() {
-                    check(r);
-                }
-                if !ok || seen.is_none() {
-                    continue;
-                }
-                let g = seen.unwrap();
-                // Drop parameter i: rewrite every call, substitute in the body.
-                let mut m = HashMap::new();
-                m.insert(ps[i].id, Expr::Global(g));
-                let Expr::Lam(_, fbody) = &bs[k].1 else {
-                    unreachable!()
-                };
-                let new_body = substitute(fbody, &m);
-                let mut new_ps = ps.clone();
-                new_ps.remove(i);
-                let new_rhs = if new_ps.is_empty() {
-                    new_body
-                } else {
-                    Expr::Lam(new_ps, Box::new(new_body))
-                };
-                let bs = bs.to_mut();
-                bs[k].1 = new_rhs;
-                for (_, r) in bs.iter_mut() {
-                    *r = drop_arg(r, f.id, i);
-                }
-                body = Cow::Owned(drop_arg(&body, f.id, i));
-                changed_any = true;
-                break;
-            }
-        }
-        if changed_any {
-            Ok((bs.into_owned(), body.into_owned()))
-        } else {
-            Err(())
         }
     }
 
@@ -1037,6 +977,64 @@ fn live_bindings_within(bs: Vec<(Var, Expr)>, body: &Expr, left: &mut usize) -> 
     bs.into_iter()
         .filter(|(v, _)| live.contains(&v.id))
         .collect()
+}
+
+/// Static argument transformation for local functions whose calls all
+/// pass the same global (or their own parameter) at some position: the
+/// parameter goes and the global is substituted in the body (where a
+/// known function can then be called directly, and its strictness seen).
+#[allow(clippy::type_complexity)]
+pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Result<(Vec<(Var, Expr)>, Expr), ()> {
+    // Copied only when a parameter goes.
+    let mut bs: Cow<[(Var, Expr)]> = Cow::Borrowed(bs);
+    let mut body: Cow<Expr> = Cow::Borrowed(body);
+    let mut changed_any = false;
+    for k in 0..bs.len() {
+        let f = bs[k].0.clone();
+        let Expr::Lam(ps, _) = &bs[k].1 else { continue };
+        let ps = ps.clone();
+        for i in (0..ps.len()).rev() {
+            // Collect the argument at position i of every call.
+            let mut seen: Option<Sym> = None;
+            let mut ok = true;
+            let mut check = |e: &Expr| calls_static(e, f.id, i, ps[i].id, &mut seen, &mut ok);
+            check(&body);
+            for (_, r) in bs.iter() {
+                check(r);
+            }
+            if !ok || seen.is_none() {
+                continue;
+            }
+            let g = seen.unwrap();
+            // Drop parameter i: rewrite every call, substitute in the body.
+            let mut m = HashMap::new();
+            m.insert(ps[i].id, Expr::Global(g));
+            let Expr::Lam(_, fbody) = &bs[k].1 else {
+                unreachable!()
+            };
+            let new_body = substitute(fbody, &m);
+            let mut new_ps = ps.clone();
+            new_ps.remove(i);
+            let new_rhs = if new_ps.is_empty() {
+                new_body
+            } else {
+                Expr::Lam(new_ps, Box::new(new_body))
+            };
+            let bs = bs.to_mut();
+            bs[k].1 = new_rhs;
+            for (_, r) in bs.iter_mut() {
+                *r = drop_arg(r, f.id, i);
+            }
+            body = Cow::Owned(drop_arg(&body, f.id, i));
+            changed_any = true;
+            break;
+        }
+    }
+    if changed_any {
+        Ok((bs.into_owned(), body.into_owned()))
+    } else {
+        Err(())
+    }
 }
 
 /// Checks every occurrence of `f`: a call with more than `i` arguments
