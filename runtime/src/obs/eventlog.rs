@@ -32,7 +32,11 @@
 //!   running total of the PE's allocation, HEAP_LIVE what survived a
 //!   collection;
 //! * SPARK_COUNTERS are written at each collection, every half
-//!   millisecond of spark activity, and at the end.
+//!   millisecond of spark activity, and at the end;
+//! * a collection during a thread's slice is stamped with the slice's
+//!   start (as every event of a step but its end), so it is written
+//!   before the RUN_THREAD of that instant: ThreadScope wants a
+//!   capability's runs and collections not to overlap, as in GHC.
 
 use super::event::{Event, StopWhy};
 use super::out::{nanos, Appender, RunInfo};
@@ -261,6 +265,8 @@ impl EventLog {
             allocated: 0,
             sparks: SparkCounts::default(),
             counted_at: None,
+            run: None,
+            held: Vec::new(),
         })
     }
 
@@ -311,6 +317,11 @@ struct PeLog {
     sparks: SparkCounts,
     /// When SPARK_COUNTERS were last written (seconds).
     counted_at: Option<f64>,
+    /// A RUN_THREAD not written yet (log's thread id, ns): collections
+    /// of the same instant go first.
+    run: Option<(u32, u64)>,
+    /// Events of that instant that go after it.
+    held: Vec<(f64, Event)>,
 }
 
 impl PeLog {
@@ -382,7 +393,49 @@ impl PeLog {
 }
 
 impl Recorder for PeLog {
+    /// Writes `e`, collections of the instant a thread starts running
+    /// before its RUN_THREAD (the rest of that instant after it).
     fn record(&mut self, t: f64, e: &Event) {
+        let ns = nanos(t);
+        if let Some((_, at)) = self.run {
+            let gc = matches!(
+                e,
+                Event::GcStart | Event::GcEnd { .. } | Event::HeapAllocated { .. } | Event::SparkGc
+            );
+            if ns == at && !matches!(e, Event::ThreadStop { .. }) {
+                if gc {
+                    self.write(t, e);
+                } else {
+                    self.held.push((t, e.clone()));
+                }
+                return;
+            }
+            self.start_run();
+        }
+        self.write(t, e);
+    }
+
+    fn finish(&mut self, t: f64) {
+        self.start_run();
+        let ns = nanos(t).max(self.last);
+        self.spark_counters(t, ns);
+        self.flush();
+    }
+}
+
+impl PeLog {
+    /// Writes the pending RUN_THREAD and what was held behind it.
+    fn start_run(&mut self) {
+        if let Some((id, at)) = self.run.take() {
+            self.event(RUN_THREAD, at);
+            self.buf.u32(id);
+            for (t, e) in std::mem::take(&mut self.held) {
+                self.write(t, &e);
+            }
+        }
+    }
+
+    fn write(&mut self, t: f64, e: &Event) {
         let ns = nanos(t);
         match *e {
             Event::ThreadCreate { thread } => {
@@ -393,8 +446,7 @@ impl Recorder for PeLog {
             }
             Event::ThreadRun { thread } => {
                 let id = self.thread_id(thread);
-                self.event(RUN_THREAD, ns);
-                self.buf.u32(id);
+                self.run = Some((id, ns));
             }
             Event::ThreadStop { thread, why, .. } => {
                 let id = self.thread_id(thread);
@@ -511,12 +563,6 @@ impl Recorder for PeLog {
         if self.buf.0.len() >= BLOCK_BYTES {
             self.flush();
         }
-    }
-
-    fn finish(&mut self, t: f64) {
-        let ns = nanos(t).max(self.last);
-        self.spark_counters(t, ns);
-        self.flush();
     }
 }
 
