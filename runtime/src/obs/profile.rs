@@ -269,6 +269,25 @@ fn time_label(t: f64, step: f64) -> String {
     }
 }
 
+/// The corners of a step line: `ys[c]` from `xs[c]` to `xs[c + 1]`,
+/// with a corner only where the value changes (a small file).
+fn steps(xs: &[f64], ys: &[f64]) -> Vec<(f64, f64)> {
+    let mut pts = Vec::new();
+    for (c, &v) in ys.iter().enumerate() {
+        let rounded = |v: f64| (v * 10.0).round();
+        if c == 0 || rounded(v) != rounded(ys[c - 1]) {
+            if c > 0 {
+                pts.push((xs[c], ys[c - 1]));
+            }
+            pts.push((xs[c], v));
+        }
+    }
+    if let Some(&v) = ys.last() {
+        pts.push((xs[ys.len()], v));
+    }
+    pts
+}
+
 /// A PE's look in one interval: what to draw.
 #[derive(Clone, Copy, PartialEq)]
 enum Look {
@@ -450,17 +469,14 @@ pub fn render(info: &RunInfo, pes: &[Bins], run_time: f64) -> String {
         if (0..cols).all(|c| upper(c) - lower(c) < 1e-9) {
             continue;
         }
-        let mut pts = Vec::with_capacity(4 * cols);
-        for c in 0..cols {
-            let (x0, x1) = (x(c as f64 * width), x((c + 1) as f64 * width));
-            pts.push(format!("{x0:.2},{:.2}", y(upper(c))));
-            pts.push(format!("{x1:.2},{:.2}", y(upper(c))));
-        }
-        for c in (0..cols).rev() {
-            let (x0, x1) = (x(c as f64 * width), x((c + 1) as f64 * width));
-            pts.push(format!("{x1:.2},{:.2}", y(lower(c))));
-            pts.push(format!("{x0:.2},{:.2}", y(lower(c))));
-        }
+        let xs: Vec<f64> = (0..=cols).map(|c| x(c as f64 * width)).collect();
+        let up: Vec<f64> = (0..cols).map(|c| y(upper(c))).collect();
+        let down: Vec<f64> = (0..cols).map(|c| y(lower(c))).collect();
+        let mut pts = steps(&xs, &up);
+        let mut back = steps(&xs, &down);
+        back.reverse();
+        pts.extend(back);
+        let pts: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
         let _ = writeln!(
             s,
             r#"<polygon points="{}" fill="{colour}" stroke="none"/>"#,
