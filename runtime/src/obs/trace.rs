@@ -149,7 +149,7 @@ impl PeTrace {
         let pid = self.pe;
         let (ts, dur) = (micros(t0), micros((t1 - t0).max(0.0)));
         self.item(format_args!(
-            r#"{{"ph":"X","name":"{name}","pid":{pid},"tid":{tid},"ts":{ts},"dur":{dur},"args":{args}}}"#
+            r#"{{"ph":"X","cat":"gph","name":"{name}","pid":{pid},"tid":{tid},"ts":{ts},"dur":{dur},"args":{args}}}"#
         ));
     }
 
@@ -257,14 +257,15 @@ impl Recorder for PeTrace {
                     return;
                 };
                 let (serial, doing) = (th.serial, th.doing);
-                th.doing = match why {
-                    StopWhy::Yielded => Doing::Runnable,
-                    w if w.is_blocked() => Doing::Blocked(t, w),
-                    _ => Doing::Runnable,
-                };
                 match why {
-                    StopWhy::Yielded => self.runnable += 1,
-                    w if w.is_blocked() => self.blocked += 1,
+                    StopWhy::Yielded => {
+                        th.doing = Doing::Runnable;
+                        self.runnable += 1;
+                    }
+                    w if w.is_blocked() => {
+                        th.doing = Doing::Blocked(t, w);
+                        self.blocked += 1;
+                    }
                     _ => {
                         self.threads.remove(&thread);
                     }
