@@ -258,7 +258,6 @@ impl EventLog {
             file: self.file.clone(),
             pe,
             buf: Bytes::default(),
-            first: 0,
             last: 0,
             threads: HashMap::new(),
             made: 0,
@@ -305,8 +304,7 @@ struct PeLog {
     file: Arc<Appender>,
     pe: PeId,
     buf: Bytes,
-    /// Time of the block's first event and of the last one, ns.
-    first: u64,
+    /// Time of the last event written, ns (the block's end time).
     last: u64,
     /// The log's id of each live thread, by gph's thread number.
     threads: HashMap<u32, u32>,
@@ -332,7 +330,6 @@ impl PeLog {
     /// Starts an event at `ns`, opening a block if none is.
     fn event(&mut self, ty: u16, ns: u64) {
         if self.buf.0.is_empty() {
-            self.first = ns;
             // The marker; its size and end time are filled in by `flush`.
             self.buf.event(BLOCK_MARKER, ns);
             self.buf.u32(0);
