@@ -29,6 +29,8 @@ enum Command {
         machine: MachineOpts,
         #[command(flatten)]
         compiler: CompileOpts,
+        #[command(flatten)]
+        observe: ObserveOpts,
         /// The program's arguments (what `getArgs` returns).
         #[arg(last = true)]
         args: Vec<String>,
@@ -122,6 +124,64 @@ pub(crate) struct MachineOpts {
     /// sends another (GUM's fish delay; default 1).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
     fish_delay: Option<std::time::Duration>,
+}
+
+/// What a run records (docs/observe.md): files written as it goes.
+#[derive(clap::Args, Clone)]
+struct ObserveOpts {
+    /// Write the run's events as a GHC eventlog (ThreadScope, ghc-events):
+    /// one capability per PE.
+    #[arg(long, value_name = "FILE")]
+    eventlog: Option<String>,
+    /// Write a Chrome/Perfetto trace (JSON): a process per PE, a track per
+    /// thread, message arrows.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<String>,
+    /// Draw the activity profile (per PE and overall) as an SVG picture.
+    #[arg(long, value_name = "FILE")]
+    profile: Option<String>,
+}
+
+impl ObserveOpts {
+    /// The files asked for, created; None if none is.
+    fn outputs(
+        &self,
+        file: &str,
+        machine: &MachineOpts,
+        config: &gph_runtime::Config,
+    ) -> Result<Option<std::sync::Arc<gph_runtime::obs::out::Outputs>>, String> {
+        if self.eventlog.is_none() && self.trace.is_none() && self.profile.is_none() {
+            return Ok(None);
+        }
+        let program = std::path::Path::new(file)
+            .file_stem()
+            .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
+        let mut policy = "gum".to_string();
+        if let Some(n) = machine.thread_limit {
+            policy.push_str(&format!(", thread limit {n}"));
+        }
+        if let Some(n) = machine.low_watermark {
+            policy.push_str(&format!(", low watermark {n}"));
+        }
+        if let Some(d) = machine.fish_delay {
+            policy.push_str(&format!(", fish delay {} ms", d.as_secs_f64() * 1e3));
+        }
+        let info = gph_runtime::obs::out::RunInfo {
+            program,
+            args: config.args.clone(),
+            engine: config.engine.name().to_string(),
+            pes: config.grid.as_ref().map_or(config.pes.max(1), |g| g.len()),
+            grid: config.grid.clone(),
+            policy,
+        };
+        let out = gph_runtime::obs::out::Outputs::create(
+            &info,
+            self.eventlog.as_deref(),
+            self.trace.as_deref(),
+            self.profile.as_deref(),
+        )?;
+        Ok(Some(std::sync::Arc::new(out)))
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -297,10 +357,11 @@ fn run(cli: Cli) -> Result<(), ()> {
             file,
             machine,
             compiler,
+            observe,
             args,
         } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
-            let config = machine
+            let mut config = machine
                 .config(&file, args)
                 .map_err(|e| eprintln!("gph: {e}"))?;
             let (program, sources, mut diagnostics) =
@@ -313,9 +374,20 @@ fn run(cli: Cli) -> Result<(), ()> {
             let Some(program) = program else {
                 return Err(());
             };
+            let outputs = observe
+                .outputs(&file, &machine, &config)
+                .map_err(|e| eprintln!("gph: {e}"))?;
+            if let Some(o) = &outputs {
+                config.record = Some(o.clone());
+            }
             let start = std::time::Instant::now();
             let (exit, stats) = gph_runtime::run_main(&program, &config);
-            machine.report_stats(&stats, start.elapsed())?;
+            let wall = start.elapsed();
+            if let Some(o) = &outputs {
+                let run_time = stats.virtual_time.unwrap_or(stats.time.as_secs_f64());
+                o.finish(run_time).map_err(|e| eprintln!("gph: {e}"))?;
+            }
+            machine.report_stats(&stats, wall)?;
             match exit {
                 gph_runtime::Exit::Success => Ok(()),
                 gph_runtime::Exit::Error(msg) => {

@@ -22,7 +22,7 @@ fn recount(path: &str, config: Config) -> (Vec<PeStats>, Vec<PeStats>) {
     let p = program(path);
     let rec = Recording::default();
     let config = Config {
-        record: Some(rec.clone()),
+        record: Some(std::sync::Arc::new(rec.clone())),
         ..config
     };
     let (mut out, mut input) = (Vec::new(), std::io::empty());

@@ -51,7 +51,7 @@ pub struct Config {
     /// The fish delay (see `pe::Tuning`).
     pub fish_delay: Option<std::time::Duration>,
     /// Records every PE's events here (see `obs`).
-    pub record: Option<obs::Recording>,
+    pub record: Option<Arc<dyn obs::Sink>>,
 }
 
 /// How the PEs run (DESIGN.md "Engines").

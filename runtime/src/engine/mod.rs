@@ -319,7 +319,7 @@ impl<'p> Setup<'p> {
         );
         pe.join(PeId(id), self.npes, c.seed);
         if let Some(r) = &c.record {
-            pe.record(Box::new(r.for_pe(PeId(id))));
+            pe.record(r.for_pe(PeId(id)));
         }
         pe
     }

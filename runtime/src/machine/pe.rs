@@ -252,6 +252,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         let words = self.heap.mem.len() as u64;
         self.obs.emit(Event::HeapSize { words });
         self.obs.step_done(t, t);
+        self.obs.finish(t);
     }
 
     pub fn heap(&self) -> &Heap {

@@ -69,17 +69,21 @@ pub enum Event {
     HeapSize {
         words: u64,
     },
-    /// A message of `bytes` left for PE `to`.
+    /// A message of `bytes` left for PE `to`; `id` numbers the sender's
+    /// messages (from 1).
     Send {
         to: PeId,
         kind: Kind,
         bytes: u64,
+        id: u64,
     },
-    /// A message of `bytes` from PE `from` is handled.
+    /// A message of `bytes` from PE `from` is handled; `id` is the one
+    /// its `Send` had (0: a message sent without one, FINISH or FAIL).
     Receive {
         from: PeId,
         kind: Kind,
         bytes: u64,
+        id: u64,
     },
     /// This PE sent a FISH of its own to `to`.
     FishOut {

@@ -2,9 +2,21 @@
 //! (`event`), the statistics counted from them (`stats`), and recording
 //! them. The statistics are always counted, inline, as each event is
 //! emitted; recording is optional and costs a test of a flag when off.
+//!
+//! What recording feeds meets the event stream in two traits: a [`Sink`]
+//! is one output of a run (an eventlog, a trace, a profile, or events kept
+//! in memory for tests) and makes a [`Recorder`] for each PE, which sees
+//! that PE's events in the order of its clock. The files are written as
+//! the run goes (`out`): each PE's recorder fills a buffer of bounded size
+//! and appends it whole to the shared file, so memory stays bounded and a
+//! run stopped half way leaves a file its readers accept.
 
 pub mod event;
+pub mod eventlog;
+pub mod out;
+pub mod profile;
 pub mod stats;
+pub mod trace;
 
 use crate::parallel::ids::PeId;
 use event::Event;
@@ -14,6 +26,15 @@ use std::sync::{Arc, Mutex};
 /// Where recorded events go: every event of one PE with its time.
 pub trait Recorder: Send {
     fn record(&mut self, t: f64, e: &Event);
+    /// The PE's run ended at `t` (its clock): write out what is buffered.
+    fn finish(&mut self, _t: f64) {}
+}
+
+/// One output of a run: makes each PE's recorder. Shared by the PEs'
+/// threads; what it writes at the very end is the caller's business
+/// (`out::Outputs::finish`).
+pub trait Sink: Send + Sync + std::fmt::Debug {
+    fn for_pe(&self, pe: PeId) -> Box<dyn Recorder>;
 }
 
 /// An event as recorded: which PE, when (its engine's clock, seconds).
@@ -47,6 +68,12 @@ impl Recording {
     }
 }
 
+impl Sink for Recording {
+    fn for_pe(&self, pe: PeId) -> Box<dyn Recorder> {
+        Box::new(Recording::for_pe(self, pe))
+    }
+}
+
 impl Recorder for Recording {
     fn record(&mut self, t: f64, e: &Event) {
         if let Ok(mut v) = self.events.lock() {
@@ -64,6 +91,8 @@ impl Recorder for Recording {
 pub struct Obs {
     stats: PeStats,
     recording: Option<Pending>,
+    /// Messages sent so far.
+    messages: u64,
 }
 
 /// The events of the step under way, stamped when it ends.
@@ -105,6 +134,20 @@ impl Obs {
     /// Stops recording; the recorder.
     pub fn stop_recording(&mut self) -> Option<Box<dyn Recorder>> {
         self.recording.take().map(|r| r.recorder)
+    }
+
+    /// The run ended at `t`: the recorder writes out what it holds.
+    pub fn finish(&mut self, t: f64) {
+        if let Some(r) = &mut self.recording {
+            r.recorder.finish(t);
+        }
+    }
+
+    /// A number for the next message this PE sends (from 1), so that its
+    /// receipt can be matched with its sending (trace arrows).
+    pub fn next_message_id(&mut self) -> u64 {
+        self.messages += 1;
+        self.messages
     }
 
     /// The engine's clock went from `start` to `end` during the step that

@@ -17,6 +17,7 @@ impl Pe<'_, '_> {
             from: env.from,
             kind,
             bytes: env.size() as u64,
+            id: env.id,
         });
         match kind.protocol() {
             Protocol::Gum => {
@@ -34,11 +35,13 @@ impl Pe<'_, '_> {
     }
 
     /// Sends a message: the engine takes it from the outbox.
-    pub(crate) fn send_envelope(&mut self, env: Envelope) {
+    pub(crate) fn send_envelope(&mut self, mut env: Envelope) {
+        env.id = self.obs.next_message_id();
         self.obs.emit(Event::Send {
             to: env.to,
             kind: env.kind,
             bytes: env.size() as u64,
+            id: env.id,
         });
         self.outbox.push(env);
     }

@@ -24,6 +24,9 @@ pub struct Envelope {
     pub payload: Vec<u8>,
     /// Data for the receiver's load policy; empty for `gum`.
     pub piggyback: Vec<u8>,
+    /// The sender's number for it (its `Send` event's), 0 if none; not
+    /// on the wire: only observers match sends with receipts by it.
+    pub id: u64,
 }
 
 impl Envelope {
@@ -36,6 +39,7 @@ impl Envelope {
             hold: Duration::ZERO,
             payload,
             piggyback: Vec::new(),
+            id: 0,
         }
     }
 

@@ -1,0 +1,255 @@
+//! The files a run writes as it goes (`gph run --eventlog`, `--trace`,
+//! `--profile`): what the run is ([`RunInfo`]), a file that the PEs'
+//! recorders append whole chunks to ([`Appender`]), and the outputs asked
+//! for, together one [`Sink`] ([`Outputs`]).
+
+use super::event::Event;
+use super::eventlog::EventLog;
+use super::profile::Profile;
+use super::trace::Trace;
+use super::{Recorder, Sink};
+use crate::engine::grid::Grid;
+use crate::parallel::ids::PeId;
+use std::fs::File;
+use std::io::Write;
+use std::sync::Mutex;
+
+/// What a run is, for the files' titles and metadata.
+#[derive(Clone, Debug, Default)]
+pub struct RunInfo {
+    /// The program's name and arguments.
+    pub program: String,
+    pub args: Vec<String>,
+    /// `sim` or `threads`.
+    pub engine: String,
+    pub pes: usize,
+    /// The simulated machine, if the sim engine has one from a file.
+    pub grid: Option<Grid>,
+    /// The load policy and its settings, e.g. `gum`.
+    pub policy: String,
+}
+
+impl RunInfo {
+    /// The command line, as a person would type it.
+    pub fn command(&self) -> String {
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A PE's name: its number, and its cluster on a grid.
+    pub fn pe_name(&self, pe: PeId) -> String {
+        match &self.grid {
+            Some(g) if (pe.0 as usize) < g.len() => {
+                format!(
+                    "PE {} ({}, speed {:.2})",
+                    pe.0,
+                    g.cluster_name(pe),
+                    g.speed(pe)
+                )
+            }
+            _ => format!("PE {}", pe.0),
+        }
+    }
+
+    /// The machine in a few words: the grid, or how many PEs.
+    pub fn machine(&self) -> String {
+        match &self.grid {
+            Some(g) => format!("grid {}", g.describe()),
+            None => format!("{} PEs", self.pes),
+        }
+    }
+}
+
+/// A file that several PEs append to, each a whole chunk at a time (an
+/// eventlog block, a run of trace events), so that what is in the file is
+/// always a sequence of complete chunks. The first error is kept and
+/// reported at the end; later writes are skipped.
+#[derive(Debug)]
+pub struct Appender {
+    path: String,
+    state: Mutex<AppendState>,
+}
+
+#[derive(Debug)]
+struct AppendState {
+    file: File,
+    error: Option<String>,
+}
+
+impl Appender {
+    pub fn create(path: &str) -> Result<Appender, String> {
+        let file = File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+        Ok(Appender {
+            path: path.to_string(),
+            state: Mutex::new(AppendState { file, error: None }),
+        })
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Writes `bytes` at the end of the file, in one piece.
+    pub fn append(&self, bytes: &[u8]) {
+        let Ok(mut s) = self.state.lock() else {
+            return;
+        };
+        if s.error.is_none() {
+            if let Err(e) = s.file.write_all(bytes) {
+                s.error = Some(format!("cannot write {}: {e}", self.path));
+            }
+        }
+    }
+
+    /// Writes `tail`, flushes; the first error met, if any.
+    pub fn finish(&self, tail: &[u8]) -> Result<(), String> {
+        self.append(tail);
+        let mut s = self
+            .state
+            .lock()
+            .map_err(|_| format!("cannot write {}: a PE failed", self.path))?;
+        if s.error.is_none() {
+            if let Err(e) = s.file.flush() {
+                s.error = Some(format!("cannot write {}: {e}", self.path));
+            }
+        }
+        s.error.clone().map_or(Ok(()), Err)
+    }
+}
+
+/// The files a run writes. A [`Sink`]: each PE records into every one.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    eventlog: Option<EventLog>,
+    trace: Option<Trace>,
+    profile: Option<Profile>,
+}
+
+impl Outputs {
+    /// Creates the files asked for (and writes their headers), or says
+    /// which cannot be written.
+    pub fn create(
+        info: &RunInfo,
+        eventlog: Option<&str>,
+        trace: Option<&str>,
+        profile: Option<&str>,
+    ) -> Result<Outputs, String> {
+        Ok(Outputs {
+            eventlog: eventlog.map(|p| EventLog::create(p, info)).transpose()?,
+            trace: trace.map(|p| Trace::create(p, info)).transpose()?,
+            profile: profile.map(|p| Profile::create(p, info)).transpose()?,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.eventlog.is_none() && self.trace.is_none() && self.profile.is_none()
+    }
+
+    /// After the run (every PE's recorder finished): completes each file.
+    /// `run_time`: the run's length on its engine's clock, seconds.
+    pub fn finish(&self, run_time: f64) -> Result<(), String> {
+        let mut first = Ok(());
+        let mut keep = |r: Result<(), String>| {
+            if first.is_ok() {
+                first = r;
+            }
+        };
+        if let Some(e) = &self.eventlog {
+            keep(e.finish());
+        }
+        if let Some(t) = &self.trace {
+            keep(t.finish());
+        }
+        if let Some(p) = &self.profile {
+            keep(p.finish(run_time));
+        }
+        first
+    }
+}
+
+impl Sink for Outputs {
+    fn for_pe(&self, pe: PeId) -> Box<dyn Recorder> {
+        let mut all: Vec<Box<dyn Recorder>> = Vec::new();
+        if let Some(e) = &self.eventlog {
+            all.push(e.for_pe(pe));
+        }
+        if let Some(t) = &self.trace {
+            all.push(t.for_pe(pe));
+        }
+        if let Some(p) = &self.profile {
+            all.push(p.for_pe(pe));
+        }
+        if all.len() == 1 {
+            all.pop().unwrap()
+        } else {
+            Box::new(Tee(all))
+        }
+    }
+}
+
+/// Several recorders fed the same events.
+struct Tee(Vec<Box<dyn Recorder>>);
+
+impl Recorder for Tee {
+    fn record(&mut self, t: f64, e: &Event) {
+        for r in &mut self.0 {
+            r.record(t, e);
+        }
+    }
+
+    fn finish(&mut self, t: f64) {
+        for r in &mut self.0 {
+            r.finish(t);
+        }
+    }
+}
+
+/// Seconds on an engine's clock as whole nanoseconds.
+pub fn nanos(t: f64) -> u64 {
+    if t > 0.0 {
+        (t * 1e9).round() as u64
+    } else {
+        0
+    }
+}
+
+/// `s` made safe inside XML text or an attribute.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_xml() {
+        assert_eq!(
+            xml_escape("a<b & \"c\" 'd'>\u{1}"),
+            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt; "
+        );
+    }
+
+    #[test]
+    fn unwritable_path_is_an_error() {
+        let e = Appender::create("/nonexistent-dir/x.eventlog").unwrap_err();
+        assert!(
+            e.starts_with("cannot write /nonexistent-dir/x.eventlog: "),
+            "{e}"
+        );
+    }
+}
