@@ -13,7 +13,8 @@
 //!   (`[f y | x <- xs, let y = x, odd y]`, `(case x of A -> 1, 2)`,
 //!   `f x | let y = x, y > 0 = ...`).
 //! * `|` closes `case`, `let` and `where` blocks whose current item already
-//!   has an unguarded right-hand side (`[case c of _ -> 0 | c <- s]`).
+//!   has an unguarded right-hand side (`[case c of _ -> 0 | c <- s]`), and
+//!   `do` blocks (`[do a; b | c <- s]`).
 //! * The `=` of a clause's guard and the `->` of a case alternative's guard
 //!   close a `let` block that is a qualifier of that guard, once its current
 //!   binding has its own `=` (`f x | let y = x = y`,
@@ -235,14 +236,18 @@ impl Layout {
                 }
             }
             Tok::Bar => {
-                // A guard cannot follow a plain right-hand side: the `|` belongs
-                // to an enclosing construct (`[case c of _ -> 0 | c <- s]`).
+                // A guard cannot follow a plain right-hand side, and a `do`
+                // statement has none: the `|` belongs to an enclosing
+                // construct (`[case c of _ -> 0 | c <- s]`, `[do a; b | c <- s]`).
                 self.close_while(at, |c| {
                     matches!(
                         c,
                         Ctx::Implicit {
                             plain_rhs: true,
                             kind: BlockKind::Of | BlockKind::Let | BlockKind::Where,
+                            ..
+                        } | Ctx::Implicit {
+                            kind: BlockKind::Do,
                             ..
                         }
                     )
