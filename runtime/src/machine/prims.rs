@@ -512,6 +512,119 @@ pub fn double_truncate(x: f64) -> Z {
     })
 }
 
+/// The decimal digits of a positive finite `x` and its exponent `k`
+/// (`x = 0.d1 d2 .. * 10^k`), as GHC's `floatToDigits 10` computes them
+/// (Burger and Dybvig's free-format algorithm with exact integers). Its
+/// stopping tests exclude the interval's ends, so it differs from the
+/// shortest round-trip digits (Rust's `{:e}`) at some doubles: GHC shows
+/// `10.0 * 1.0e22` as `9.999999999999999e22`, not `1.0e23` (found by
+/// gph-gen, seed 1000609).
+fn float_to_digits(x: f64) -> (Vec<u8>, i64) {
+    const P: i64 = 53; // floatDigits
+    const MIN_EXP: i64 = -1021 - P; // fst floatRange - floatDigits
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let frac = bits & ((1u64 << 52) - 1);
+    // decodeFloat: x = f0 * 2^e0 with f0 of 53 bits (subnormals less).
+    let (mut f0, mut e0) = if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), biased - 1075)
+    };
+    if biased == 0 {
+        // decodeFloat normalises a subnormal's mantissa to 53 bits.
+        while f0 < (1u64 << 52) {
+            f0 <<= 1;
+            e0 -= 1;
+        }
+    }
+    // Denormalised numbers get the lowest exponent back (GHC's adjustment).
+    let (f, e) = if MIN_EXP - e0 > 0 {
+        let n = MIN_EXP - e0;
+        (f0 >> n, e0 + n)
+    } else {
+        (f0, e0)
+    };
+    let f = BigInt::from(f);
+    let two = BigInt::from(2);
+    let pow2 = |n: i64| BigInt::from(1) << n as usize;
+    let pow10 = |n: i64| num_traits::pow(BigInt::from(10), n as usize);
+    let hidden = f == pow2(P - 1);
+    let (r, s, m_up, m_dn) = if e >= 0 {
+        let be = pow2(e);
+        if hidden {
+            (&f * &be * 4, BigInt::from(4), &be * 2, be)
+        } else {
+            (&f * &be * 2, two.clone(), be.clone(), be)
+        }
+    } else if e > MIN_EXP && hidden {
+        (&f * 4, pow2(-e + 1) * 2, two.clone(), BigInt::from(1))
+    } else {
+        (&f * 2, pow2(-e) * 2, BigInt::from(1), BigInt::from(1))
+    };
+    // k: the smallest n with r + m_up <= 10^n * s, from an estimate.
+    let mut k = {
+        let log10x = (x.log10()).ceil() as i64;
+        log10x - 1
+    };
+    loop {
+        let ok = if k >= 0 {
+            &r + &m_up <= pow10(k) * &s
+        } else {
+            pow10(-k) * (&r + &m_up) <= s
+        };
+        if ok {
+            break;
+        }
+        k += 1;
+    }
+    // The estimate may be one too high: step down while it still holds.
+    loop {
+        let n = k - 1;
+        let ok = if n >= 0 {
+            &r + &m_up <= pow10(n) * &s
+        } else {
+            pow10(-n) * (&r + &m_up) <= s
+        };
+        if !ok {
+            break;
+        }
+        k = n;
+    }
+    let (mut rn, s, mut m_up, mut m_dn) = if k >= 0 {
+        (r, s * pow10(k), m_up, m_dn)
+    } else {
+        let bk = pow10(-k);
+        (r * &bk, s, m_up * &bk, m_dn * &bk)
+    };
+    let ten = BigInt::from(10);
+    let mut ds = Vec::new();
+    loop {
+        let t = &rn * &ten;
+        let dn: BigInt = &t / &s;
+        rn = t - &dn * &s;
+        m_up *= &ten;
+        m_dn *= &ten;
+        let dn = dn.to_u8().expect("a decimal digit");
+        match (rn < m_dn, &rn + &m_up > s) {
+            (true, false) => {
+                ds.push(dn);
+                break;
+            }
+            (false, true) => {
+                ds.push(dn + 1);
+                break;
+            }
+            (true, true) => {
+                ds.push(if &rn * 2 < s { dn } else { dn + 1 });
+                break;
+            }
+            (false, false) => ds.push(dn),
+        }
+    }
+    (ds, k)
+}
+
 /// Exactly GHC's `show` for Double.
 pub fn show_double(x: f64) -> String {
     if x.is_nan() {
@@ -526,11 +639,8 @@ pub fn show_double(x: f64) -> String {
     if x == 0.0 {
         return "0.0".into();
     }
-    // Rust prints the shortest digits that read back as x.
-    let s = format!("{x:e}");
-    let (mant, exp) = s.split_once('e').unwrap();
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
-    let k = exp.parse::<i64>().unwrap() + 1;
+    let (ds, k) = float_to_digits(x);
+    let digits: String = ds.iter().map(|d| char::from(b'0' + d)).collect();
     if (0..=7).contains(&k) {
         let k = k as usize;
         if k == 0 {
@@ -670,6 +780,9 @@ mod tests {
             (1.0e7, "1.0e7"),
             (9999999.0, "9999999.0"),
             (0.30000000000000004, "0.30000000000000004"),
+            (10.0 * 1.0e22, "9.999999999999999e22"),
+            (f64::MAX, "1.7976931348623157e308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
         ];
         for (x, s) in cases {
             assert_eq!(show_double(x), s, "{x}");
