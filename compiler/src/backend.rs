@@ -30,41 +30,29 @@ pub fn compile_core(
     // Core Lint after every pass (the first failure is the one to read).
     let mut lint_error: Option<lint::LintError> = None;
     let mut check = |p: &core::Program, pass: &str, unique: bool| {
-        if lint_error.is_none() {
+        if opts.lint && lint_error.is_none() {
             lint_error = lint::core(p, pass, unique).err();
         }
     };
-    if opts.lint {
-        check(&core, "desugaring", false);
-    }
+    check(&core, "desugaring", false);
     let mut next = if opts.optimise {
-        let mut next = if opts.lint {
-            simplify::simplify(
-                &mut core,
-                Some(&mut |p: &core::Program, pass: &str| check(p, pass, true)),
-            )
-        } else {
-            simplify::simplify(&mut core, None)
-        };
+        let mut each_round = |p: &core::Program, pass: &str| check(p, pass, true);
+        let hook: Option<&mut simplify::LintHook> = opts.lint.then_some(&mut each_round);
+        let mut next = simplify::simplify(&mut core, hook);
         fuse::fuse(&mut core, &mut next);
-        if opts.lint {
-            check(&core, "deforestation", true);
-        }
+        check(&core, "deforestation", true);
         next
     } else {
         let next = simplify::prepare(&mut core);
-        if opts.lint {
-            check(&core, "renaming", true);
-        }
+        check(&core, "renaming", true);
         next
     };
     let lifted = lift::lift(&core, &mut next);
-    if opts.lint && lint_error.is_none() {
-        lint_error = lint::lifted(&lifted, None, "lambda lifting").err();
-    }
     let info = strictness::analyse(&lifted);
     if opts.lint && lint_error.is_none() {
-        lint_error = lint::lifted(&lifted, Some(&info), "strictness and workers").err();
+        lint_error = lint::lifted(&lifted, None, "lambda lifting")
+            .and_then(|()| lint::lifted(&lifted, Some(&info), "strictness and workers"))
+            .err();
     }
     let (code, codegen_errors) = codegen::generate(&lifted, info.clone(), main);
     let mut errors: Vec<String> = lint_error.iter().map(|e| e.to_string()).collect();

@@ -205,18 +205,9 @@ pub fn check(rows: &[Vec<P>], guarded: &[bool], sig: &dyn Signature) -> (Vec<usi
             Some(first @ (P::Con(..) | P::Lit(_))) => {
                 // Only these rows can match what `r` matches.
                 let same = by_head.get(&head_key(first)).map_or(&[][..], Vec::as_slice);
-                let mut above: Vec<Vec<P>> = Vec::with_capacity(same.len() + wild.len());
-                let (mut a, mut b) = (0, 0);
-                while a < same.len() || b < wild.len() {
-                    let next = if b == wild.len() || (a < same.len() && same[a] < wild[b]) {
-                        a += 1;
-                        same[a - 1]
-                    } else {
-                        b += 1;
-                        wild[b - 1]
-                    };
-                    above.push(covering[next].clone());
-                }
+                let mut at: Vec<usize> = same.iter().chain(&wild).copied().collect();
+                at.sort_unstable();
+                let above: Vec<Vec<P>> = at.into_iter().map(|j| covering[j].clone()).collect();
                 useful_within(&above, r, sig, &mut budget)
             }
             _ => useful_within(&covering, r, sig, &mut budget),

@@ -610,10 +610,7 @@ impl Fuser<'_> {
         // loop, so that the strictness analysis sees what it does with the
         // accumulator: a lazy accumulator built a chain of n thunks.
         let loop_bind = vec![(ctx.cp.clone(), lam)];
-        let (loop_bind, site) = match static_args(&loop_bind, &site) {
-            Ok(done) => done,
-            Err(()) => (loop_bind, site),
-        };
+        let (loop_bind, site) = static_args(&loop_bind, &site).unwrap_or((loop_bind, site));
         let mut lets = outer;
         lets.extend(atom_lets);
         lets.extend(arg_lets);

@@ -14,7 +14,6 @@ pub mod graph;
 pub mod lift;
 pub mod lint;
 pub mod modules;
-pub mod pmap;
 pub mod prims;
 pub mod rename;
 pub mod simplify;

@@ -29,11 +29,15 @@
 //!      expanded (`bindIO m k w` is `case m w of IORes x -> k x w`).
 
 use crate::core::{Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Program, Var};
-use crate::pmap::PMap;
 use crate::prims::{self, Op, PrimInfo, Special};
 use gph_syntax::lexer::Sym;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+
+/// The simplifier's scopes: a persistent map, so that copying one at each
+/// `let`, alternative or branch costs nothing (with a `HashMap` a nest of
+/// 10,000 scopes copied 10,000² / 2 entries).
+type PMap<V> = imbl::HashMap<u32, V>;
 
 /// Renames every bound variable of the program so that all are distinct
 /// (the passes after this one rely on it). Returns the next free number.
@@ -804,8 +808,8 @@ impl Simp {
                 // Unchanged, borrowed: copying the body at every `letrec`
                 // of a nest was quadratic.
                 let (bs, body): (Cow<[(Var, Expr)]>, Cow<Expr>) = match static_args(bs, body) {
-                    Ok((bs, body)) => (Cow::Owned(bs), Cow::Owned(body)),
-                    Err(()) => (Cow::Borrowed(bs), Cow::Borrowed(body)),
+                    Some((bs, body)) => (Cow::Owned(bs), Cow::Owned(body)),
+                    None => (Cow::Borrowed(bs), Cow::Borrowed(body)),
                 };
                 let mut env2 = env.clone();
                 for (v, rhs) in bs.iter() {
@@ -983,12 +987,12 @@ fn live_bindings_within(bs: Vec<(Var, Expr)>, body: &Expr, left: &mut usize) -> 
 /// pass the same global (or their own parameter) at some position: the
 /// parameter goes and the global is substituted in the body (where a
 /// known function can then be called directly, and its strictness seen).
+/// `None` when no parameter goes.
 #[allow(clippy::type_complexity)]
-pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Result<(Vec<(Var, Expr)>, Expr), ()> {
+pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Option<(Vec<(Var, Expr)>, Expr)> {
     // Copied only when a parameter goes.
     let mut bs: Cow<[(Var, Expr)]> = Cow::Borrowed(bs);
     let mut body: Cow<Expr> = Cow::Borrowed(body);
-    let mut changed_any = false;
     for k in 0..bs.len() {
         let f = bs[k].0.clone();
         let Expr::Lam(ps, _) = &bs[k].1 else { continue };
@@ -1026,15 +1030,10 @@ pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Result<(Vec<(Var, 
                 *r = drop_arg(r, f.id, i);
             }
             body = Cow::Owned(drop_arg(&body, f.id, i));
-            changed_any = true;
             break;
         }
     }
-    if changed_any {
-        Ok((bs.into_owned(), body.into_owned()))
-    } else {
-        Err(())
-    }
+    matches!(body, Cow::Owned(_)).then(|| (bs.into_owned(), body.into_owned()))
 }
 
 /// Checks every occurrence of `f`: a call with more than `i` arguments
@@ -1264,12 +1263,11 @@ pub fn prepare(p: &mut Program) -> u32 {
     next
 }
 
-/// Simplifies a program; returns the next free variable number.
 /// A check run after each pass (Core Lint): the program and the pass's name.
 pub type LintHook<'a> = dyn FnMut(&Program, &str) + 'a;
 
-/// `lint`, when given, is called with the program after each round (and
-/// the pass's name).
+/// Simplifies a program; returns the next free variable number. `lint`,
+/// when given, is called with the program after each round.
 pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
     let mut next = prepare(p);
     let iores = Sym::from(IORES_NAME);

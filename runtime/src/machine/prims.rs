@@ -522,74 +522,42 @@ pub fn double_truncate(x: f64) -> Z {
 fn float_to_digits(x: f64) -> (Vec<u8>, i64) {
     const P: i64 = 53; // floatDigits
     const MIN_EXP: i64 = -1021 - P; // fst floatRange - floatDigits
-    let bits = x.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i64;
-    let frac = bits & ((1u64 << 52) - 1);
-    // decodeFloat: x = f0 * 2^e0 with f0 of 53 bits (subnormals less).
-    let (mut f0, mut e0) = if biased == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), biased - 1075)
-    };
-    if biased == 0 {
-        // decodeFloat normalises a subnormal's mantissa to 53 bits.
-        while f0 < (1u64 << 52) {
-            f0 <<= 1;
-            e0 -= 1;
-        }
-    }
-    // Denormalised numbers get the lowest exponent back (GHC's adjustment).
-    let (f, e) = if MIN_EXP - e0 > 0 {
-        let n = MIN_EXP - e0;
-        (f0 >> n, e0 + n)
-    } else {
-        (f0, e0)
-    };
-    let f = BigInt::from(f);
-    let two = BigInt::from(2);
+    let (f0, e0) = decode_double(x);
+    // A denormalised number gets the lowest exponent back.
+    let n = (MIN_EXP - e0).max(0);
+    let (f, e) = (BigInt::from(f0 >> n), e0 + n);
     let pow2 = |n: i64| BigInt::from(1) << n as usize;
     let pow10 = |n: i64| num_traits::pow(BigInt::from(10), n as usize);
-    let hidden = f == pow2(P - 1);
+    let one = BigInt::from(1);
+    // x = r / s; the rounding interval reaches m_dn / s below, m_up / s above
+    // (wider above at a power of two, where the next double down is closer).
+    let at_power = f == pow2(P - 1);
     let (r, s, m_up, m_dn) = if e >= 0 {
         let be = pow2(e);
-        if hidden {
+        if at_power {
             (&f * &be * 4, BigInt::from(4), &be * 2, be)
         } else {
-            (&f * &be * 2, two.clone(), be.clone(), be)
+            (&f * &be * 2, BigInt::from(2), be.clone(), be)
         }
-    } else if e > MIN_EXP && hidden {
-        (&f * 4, pow2(-e + 1) * 2, two.clone(), BigInt::from(1))
+    } else if e > MIN_EXP && at_power {
+        (&f * 4, pow2(-e + 1) * 2, BigInt::from(2), one)
     } else {
-        (&f * 2, pow2(-e) * 2, BigInt::from(1), BigInt::from(1))
+        (&f * 2, pow2(-e) * 2, one.clone(), one)
     };
-    // k: the smallest n with r + m_up <= 10^n * s, from an estimate.
-    let mut k = {
-        let log10x = (x.log10()).ceil() as i64;
-        log10x - 1
-    };
-    loop {
-        let ok = if k >= 0 {
-            &r + &m_up <= pow10(k) * &s
-        } else {
-            pow10(-k) * (&r + &m_up) <= s
-        };
-        if ok {
-            break;
-        }
-        k += 1;
-    }
-    // The estimate may be one too high: step down while it still holds.
-    loop {
-        let n = k - 1;
-        let ok = if n >= 0 {
+    // k: the least n with r + m_up <= 10^n * s, searched from an estimate.
+    let high_enough = |n: i64| {
+        if n >= 0 {
             &r + &m_up <= pow10(n) * &s
         } else {
             pow10(-n) * (&r + &m_up) <= s
-        };
-        if !ok {
-            break;
         }
-        k = n;
+    };
+    let mut k = x.log10().ceil() as i64;
+    while !high_enough(k) {
+        k += 1;
+    }
+    while high_enough(k - 1) {
+        k -= 1;
     }
     let (mut rn, s, mut m_up, mut m_dn) = if k >= 0 {
         (r, s * pow10(k), m_up, m_dn)
@@ -601,28 +569,24 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i64) {
     let mut ds = Vec::new();
     loop {
         let t = &rn * &ten;
-        let dn: BigInt = &t / &s;
-        rn = t - &dn * &s;
+        let d: BigInt = &t / &s;
+        rn = t - &d * &s;
         m_up *= &ten;
         m_dn *= &ten;
-        let dn = dn.to_u8().expect("a decimal digit");
-        match (rn < m_dn, &rn + &m_up > s) {
-            (true, false) => {
-                ds.push(dn);
-                break;
-            }
-            (false, true) => {
-                ds.push(dn + 1);
-                break;
-            }
-            (true, true) => {
-                ds.push(if &rn * 2 < s { dn } else { dn + 1 });
-                break;
-            }
-            (false, false) => ds.push(dn),
+        let d = d.to_u8().expect("a decimal digit");
+        // GHC's tests exclude the interval's ends (`<`, `>`).
+        let (low, high) = (rn < m_dn, &rn + &m_up > s);
+        if !low && !high {
+            ds.push(d);
+            continue;
         }
+        let up = match (low, high) {
+            (true, true) => &rn * 2 >= s,
+            (_, high) => high,
+        };
+        ds.push(d + u8::from(up));
+        return (ds, k);
     }
-    (ds, k)
 }
 
 /// Exactly GHC's `show` for Double.

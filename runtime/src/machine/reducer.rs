@@ -830,35 +830,32 @@ impl<'p, 'io> Pe<'p, 'io> {
                 // pushing a frame of its own. GHC squeezes such adjacent
                 // update frames at GC time; without this a run of rejected
                 // elements took a frame each (20 bytes of stack per element).
-                let squeeze_into = match t.frames.last() {
+                let outer = match t.frames.last() {
                     Some(f) if tail && f.kind == fk::UPDATE => Some(t.ptrs[f.pbase as usize]),
                     _ => None,
                 };
-                if squeeze_into.is_none() {
-                    t.frames.push(Frame {
-                        kind: fk::UPDATE,
-                        dst: 0,
-                        pc: 0,
-                        pbase: slot as u32,
-                        vbase: vslot as u32,
-                    });
-                }
+                // What the thunk becomes while its code runs.
+                let (h, w) = match outer {
+                    Some(o) => (header(kind::IND, 1, 0), o.0 as u64),
+                    None => {
+                        t.frames.push(Frame {
+                            kind: fk::UPDATE,
+                            dst: 0,
+                            pc: 0,
+                            pbase: slot as u32,
+                            vbase: vslot as u32,
+                        });
+                        (header(kind::BLACKHOLE, 1, t.id), 0)
+                    }
+                };
                 let i = p.0 as usize;
                 for k in 0..info.arity as usize {
                     t.ptrs.push(Ptr(self.heap.mem[i + 1 + k] as u32));
                 }
                 t.ptrs.resize(slot + 1 + info.nregs as usize, self.l.dummy);
                 t.vals.resize(vslot + info.nvregs as usize, 0);
-                match squeeze_into {
-                    Some(outer) => {
-                        self.heap.mem[i] = header(kind::IND, 1, 0);
-                        self.heap.mem[i + 1] = outer.0 as u64;
-                    }
-                    None => {
-                        self.heap.mem[i] = header(kind::BLACKHOLE, 1, t.id);
-                        self.heap.mem[i + 1] = 0;
-                    }
-                }
+                self.heap.mem[i] = h;
+                self.heap.mem[i + 1] = w;
                 a = Act {
                     pc: info.entry as usize,
                     pbase: slot + 1,
