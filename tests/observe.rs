@@ -175,33 +175,26 @@ fn eventlog_agrees_with_stats(name: &str, program: &str, flags: &[&str], args: &
         let stat = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("no {k} in {s}"));
         let n = |what: &str| count(&counts, pe, what);
         let at = format!("{name}, PE {pe}");
-        assert_eq!(n("CreateThread"), stat("threads"), "{at}: threads");
-        assert_eq!(n("SparkCreate"), stat("sparks_created"), "{at}: sparks");
-        assert_eq!(
-            n("SparkRun") + n("SparkSteal"),
-            stat("sparks_converted"),
-            "{at}: sparks converted"
-        );
-        assert_eq!(n("SparkSteal"), stat("sparks_imported"), "{at}");
-        assert_eq!(
-            n("SparkFizzle") + n("SparkGC"),
-            stat("sparks_fizzled"),
-            "{at}: sparks fizzled"
-        );
-        assert_eq!(n("SparkOverflow"), stat("sparks_overflowed"), "{at}");
-        assert_eq!(n("EndGC"), stat("gcs"), "{at}: collections");
-        assert_eq!(
-            n("StopThread/BlockedOnBlackHoleOwnedBy") + n("StopThread/BlockedOnMsgGlobalise"),
-            stat("blocked"),
-            "{at}: blocked"
-        );
-        assert_eq!(n("SendMessage/"), stat("messages_sent"), "{at}: messages");
-        // SCHEDULE (kind 1) carries a spark away.
-        assert_eq!(
-            n("SendMessage/1"),
-            stat("sparks_exported"),
-            "{at}: SCHEDULE"
-        );
+        // The events in the log, the statistic they make.
+        let agree = [
+            (n("CreateThread"), "threads"),
+            (n("SparkCreate"), "sparks_created"),
+            (n("SparkRun") + n("SparkSteal"), "sparks_converted"),
+            (n("SparkSteal"), "sparks_imported"),
+            (n("SparkFizzle") + n("SparkGC"), "sparks_fizzled"),
+            (n("SparkOverflow"), "sparks_overflowed"),
+            (n("EndGC"), "gcs"),
+            (
+                n("StopThread/BlockedOnBlackHoleOwnedBy") + n("StopThread/BlockedOnMsgGlobalise"),
+                "blocked",
+            ),
+            (n("SendMessage/"), "messages_sent"),
+            // SCHEDULE (kind 1) carries a spark away.
+            (n("SendMessage/1"), "sparks_exported"),
+        ];
+        for (events, key) in agree {
+            assert_eq!(events, stat(key), "{at}: {key}");
+        }
         assert_eq!(n("overlaps"), 0, "{at}: runs and collections overlap");
         assert_eq!(
             counts
