@@ -16,8 +16,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+
+mod common;
 
 const GPH: &str = env!("CARGO_BIN_EXE_gph");
 
@@ -27,22 +29,9 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn gph(args: &[&str]) -> Output {
-    Command::new(GPH)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("gph runs")
-}
-
-fn succeeds(args: &[&str]) -> Output {
-    let out = gph(args);
-    assert!(
-        out.status.success(),
-        "gph {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+fn succeeds(args: &[&str]) {
+    let out = common::gph(args, None);
+    assert_eq!(out.status, Some(0), "gph {args:?}: {}", out.stderr);
 }
 
 /// Whether `cmd args` runs and succeeds.
@@ -377,9 +366,12 @@ fn a_killed_run_leaves_readable_files() {
 #[test]
 fn unwritable_files_are_clear_errors() {
     for flag in ["--eventlog", "--trace", "--profile"] {
-        let out = gph(&["run", "programs/nfib.gph", flag, "/nonexistent-dir/out"]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
+        let out = common::gph(
+            &["run", "programs/nfib.gph", flag, "/nonexistent-dir/out"],
+            None,
+        );
+        let err = &out.stderr;
+        assert_eq!(out.status, Some(1), "{flag}: {err}");
         assert!(
             err.starts_with("gph: cannot write /nonexistent-dir/out: "),
             "{flag}: {err}"
