@@ -16,8 +16,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+
+mod common;
 
 const GPH: &str = env!("CARGO_BIN_EXE_gph");
 
@@ -27,22 +29,9 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn gph(args: &[&str]) -> Output {
-    Command::new(GPH)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("gph runs")
-}
-
-fn succeeds(args: &[&str]) -> Output {
-    let out = gph(args);
-    assert!(
-        out.status.success(),
-        "gph {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+fn succeeds(args: &[&str]) {
+    let out = common::gph(args, None);
+    assert_eq!(out.status, Some(0), "gph {args:?}: {}", out.stderr);
 }
 
 /// Whether `cmd args` runs and succeeds.
@@ -175,33 +164,26 @@ fn eventlog_agrees_with_stats(name: &str, program: &str, flags: &[&str], args: &
         let stat = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("no {k} in {s}"));
         let n = |what: &str| count(&counts, pe, what);
         let at = format!("{name}, PE {pe}");
-        assert_eq!(n("CreateThread"), stat("threads"), "{at}: threads");
-        assert_eq!(n("SparkCreate"), stat("sparks_created"), "{at}: sparks");
-        assert_eq!(
-            n("SparkRun") + n("SparkSteal"),
-            stat("sparks_converted"),
-            "{at}: sparks converted"
-        );
-        assert_eq!(n("SparkSteal"), stat("sparks_imported"), "{at}");
-        assert_eq!(
-            n("SparkFizzle") + n("SparkGC"),
-            stat("sparks_fizzled"),
-            "{at}: sparks fizzled"
-        );
-        assert_eq!(n("SparkOverflow"), stat("sparks_overflowed"), "{at}");
-        assert_eq!(n("EndGC"), stat("gcs"), "{at}: collections");
-        assert_eq!(
-            n("StopThread/BlockedOnBlackHoleOwnedBy") + n("StopThread/BlockedOnMsgGlobalise"),
-            stat("blocked"),
-            "{at}: blocked"
-        );
-        assert_eq!(n("SendMessage/"), stat("messages_sent"), "{at}: messages");
-        // SCHEDULE (kind 1) carries a spark away.
-        assert_eq!(
-            n("SendMessage/1"),
-            stat("sparks_exported"),
-            "{at}: SCHEDULE"
-        );
+        // The events in the log, the statistic they make.
+        let agree = [
+            (n("CreateThread"), "threads"),
+            (n("SparkCreate"), "sparks_created"),
+            (n("SparkRun") + n("SparkSteal"), "sparks_converted"),
+            (n("SparkSteal"), "sparks_imported"),
+            (n("SparkFizzle") + n("SparkGC"), "sparks_fizzled"),
+            (n("SparkOverflow"), "sparks_overflowed"),
+            (n("EndGC"), "gcs"),
+            (
+                n("StopThread/BlockedOnBlackHoleOwnedBy") + n("StopThread/BlockedOnMsgGlobalise"),
+                "blocked",
+            ),
+            (n("SendMessage/"), "messages_sent"),
+            // SCHEDULE (kind 1) carries a spark away.
+            (n("SendMessage/1"), "sparks_exported"),
+        ];
+        for (events, key) in agree {
+            assert_eq!(events, stat(key), "{at}: {key}");
+        }
         assert_eq!(n("overlaps"), 0, "{at}: runs and collections overlap");
         assert_eq!(
             counts
@@ -384,9 +366,12 @@ fn a_killed_run_leaves_readable_files() {
 #[test]
 fn unwritable_files_are_clear_errors() {
     for flag in ["--eventlog", "--trace", "--profile"] {
-        let out = gph(&["run", "programs/nfib.gph", flag, "/nonexistent-dir/out"]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
+        let out = common::gph(
+            &["run", "programs/nfib.gph", flag, "/nonexistent-dir/out"],
+            None,
+        );
+        let err = &out.stderr;
+        assert_eq!(out.status, Some(1), "{flag}: {err}");
         assert!(
             err.starts_with("gph: cannot write /nonexistent-dir/out: "),
             "{flag}: {err}"

@@ -8,7 +8,7 @@
 -- events, and the stop status after one for StopThread. Also the bytes
 -- received per capability, whether each capability's events are in time
 -- order, how often its runs and collections overlap (ThreadScope's
--- timeline wants none), and whether the file was complete. tests/eventlog.rs compares
+-- timeline wants none), and whether the file was complete. tests/observe.rs compares
 -- this with `--stats-json`.
 module Main (main) where
 

@@ -40,7 +40,7 @@
 
 use super::event::{Event, StopWhy};
 use super::out::{nanos, Appender, RunInfo};
-use super::Recorder;
+use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::Kind;
 use std::collections::HashMap;
@@ -392,7 +392,7 @@ impl PeLog {
 impl Recorder for PeLog {
     /// Writes `e`, collections of the instant a thread starts running
     /// before its RUN_THREAD (the rest of that instant after it).
-    fn record(&mut self, t: f64, e: &Event) {
+    fn record(&mut self, t: f64, e: &Event, _: &Activity) {
         let ns = nanos(t);
         if let Some((_, at)) = self.run {
             let gc = matches!(
@@ -412,7 +412,7 @@ impl Recorder for PeLog {
         self.write(t, e);
     }
 
-    fn finish(&mut self, t: f64) {
+    fn finish(&mut self, t: f64, _: &Activity) {
         self.start_run();
         let ns = nanos(t).max(self.last);
         self.spark_counters(t, ns);

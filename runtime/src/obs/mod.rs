@@ -6,7 +6,9 @@
 //! What recording feeds meets the event stream in two traits: a [`Sink`]
 //! is one output of a run (an eventlog, a trace, a profile, or events kept
 //! in memory for tests) and makes a [`Recorder`] for each PE, which sees
-//! that PE's events in the order of its clock. The files are written as
+//! that PE's events in the order of its clock, each with what the PE's
+//! threads and sparks were doing up to it ([`Activity`], followed once
+//! for all the outputs). The files are written as
 //! the run goes (`out`): each PE's recorder fills a buffer of bounded size
 //! and appends it whole to the shared file, so memory stays bounded and a
 //! run stopped half way leaves a file its readers accept.
@@ -19,15 +21,61 @@ pub mod stats;
 pub mod trace;
 
 use crate::parallel::ids::PeId;
-use event::Event;
+use event::{Event, StopWhy};
 use stats::PeStats;
 use std::sync::{Arc, Mutex};
 
-/// Where recorded events go: every event of one PE with its time.
+/// Where recorded events go: every event of one PE with its time, and
+/// what the PE's threads and sparks were doing up to it.
 pub trait Recorder: Send {
-    fn record(&mut self, t: f64, e: &Event);
-    /// The PE's run ended at `t` (its clock): write out what is buffered.
-    fn finish(&mut self, _t: f64) {}
+    fn record(&mut self, t: f64, e: &Event, was: &Activity);
+    /// The PE's run ended at `t` (its clock), its threads and sparks
+    /// `now`: write out what is buffered.
+    fn finish(&mut self, _t: f64, _now: &Activity) {}
+}
+
+/// What a PE's threads and spark pool are doing, as its events tell it:
+/// followed once for all the outputs (`Obs::step_done`), only while
+/// recording.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Activity {
+    /// A thread is running.
+    pub running: bool,
+    /// Threads ready to run (not running).
+    pub runnable: u32,
+    pub blocked: u32,
+    /// Sparks in the pool.
+    pub sparks: u64,
+}
+
+impl Activity {
+    /// Follows `e`.
+    fn count(&mut self, e: &Event) {
+        match *e {
+            Event::ThreadCreate { .. } => self.runnable += 1,
+            Event::ThreadRun { .. } => {
+                self.runnable = self.runnable.saturating_sub(1);
+                self.running = true;
+            }
+            Event::ThreadStop { why, .. } => {
+                self.running = false;
+                if why.is_blocked() {
+                    self.blocked += 1;
+                } else if why == StopWhy::Yielded {
+                    self.runnable += 1;
+                }
+            }
+            Event::ThreadWakeup { .. } => {
+                self.blocked = self.blocked.saturating_sub(1);
+                self.runnable += 1;
+            }
+            Event::SparkCreate => self.sparks += 1,
+            Event::SparkRun | Event::SparkFizzle | Event::SparkGc | Event::SparkSteal { .. } => {
+                self.sparks = self.sparks.saturating_sub(1)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// One output of a run: makes each PE's recorder. Shared by the PEs'
@@ -75,7 +123,7 @@ impl Sink for Recording {
 }
 
 impl Recorder for Recording {
-    fn record(&mut self, t: f64, e: &Event) {
+    fn record(&mut self, t: f64, e: &Event, _: &Activity) {
         if let Ok(mut v) = self.events.lock() {
             v.push(Stamped {
                 pe: self.pe,
@@ -99,6 +147,8 @@ pub struct Obs {
 struct Pending {
     recorder: Box<dyn Recorder>,
     events: Vec<Event>,
+    /// As the events recorded so far left it.
+    activity: Activity,
 }
 
 impl Obs {
@@ -115,10 +165,6 @@ impl Obs {
         &self.stats
     }
 
-    pub fn stats_mut(&mut self) -> &mut PeStats {
-        &mut self.stats
-    }
-
     pub fn recording(&self) -> bool {
         self.recording.is_some()
     }
@@ -128,18 +174,14 @@ impl Obs {
         self.recording = Some(Pending {
             recorder,
             events: Vec::new(),
+            activity: Activity::default(),
         });
-    }
-
-    /// Stops recording; the recorder.
-    pub fn stop_recording(&mut self) -> Option<Box<dyn Recorder>> {
-        self.recording.take().map(|r| r.recorder)
     }
 
     /// The run ended at `t`: the recorder writes out what it holds.
     pub fn finish(&mut self, t: f64) {
         if let Some(r) = &mut self.recording {
-            r.recorder.finish(t);
+            r.recorder.finish(t, &r.activity);
         }
     }
 
@@ -160,7 +202,8 @@ impl Obs {
                 if matches!(e, Event::ThreadStop { .. }) {
                     t = end;
                 }
-                r.recorder.record(t, &e);
+                r.recorder.record(t, &e, &r.activity);
+                r.activity.count(&e);
             }
         }
     }

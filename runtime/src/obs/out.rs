@@ -7,7 +7,7 @@ use super::event::Event;
 use super::eventlog::EventLog;
 use super::profile::Profile;
 use super::trace::Trace;
-use super::{Recorder, Sink};
+use super::{Activity, Recorder, Sink};
 use crate::engine::grid::Grid;
 use crate::parallel::ids::PeId;
 use std::fs::File;
@@ -87,10 +87,6 @@ impl Appender {
         })
     }
 
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
     /// Writes `bytes` at the end of the file, in one piece.
     pub fn append(&self, bytes: &[u8]) {
         let Ok(mut s) = self.state.lock() else {
@@ -143,10 +139,6 @@ impl Outputs {
         })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.eventlog.is_none() && self.trace.is_none() && self.profile.is_none()
-    }
-
     /// After the run (every PE's recorder finished): completes each file.
     /// `run_time`: the run's length on its engine's clock, seconds.
     pub fn finish(&self, run_time: f64) -> Result<(), String> {
@@ -193,15 +185,15 @@ impl Sink for Outputs {
 struct Tee(Vec<Box<dyn Recorder>>);
 
 impl Recorder for Tee {
-    fn record(&mut self, t: f64, e: &Event) {
+    fn record(&mut self, t: f64, e: &Event, was: &Activity) {
         for r in &mut self.0 {
-            r.record(t, e);
+            r.record(t, e, was);
         }
     }
 
-    fn finish(&mut self, t: f64) {
+    fn finish(&mut self, t: f64, now: &Activity) {
         for r in &mut self.0 {
-            r.finish(t);
+            r.finish(t, now);
         }
     }
 }

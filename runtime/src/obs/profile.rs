@@ -11,7 +11,7 @@
 
 use super::event::Event;
 use super::out::{xml_escape, RunInfo};
-use super::Recorder;
+use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
 use std::fmt::Write;
 use std::sync::{Arc, Mutex};
@@ -77,7 +77,7 @@ impl Bins {
     }
 
     /// Adds `state` held from `t0` to `t1`, split over the intervals.
-    fn add(&mut self, t0: f64, t1: f64, state: &State) {
+    fn add(&mut self, t0: f64, t1: f64, state: &Activity) {
         if t1 <= t0 {
             return;
         }
@@ -120,14 +120,6 @@ impl Bins {
     }
 }
 
-/// A PE's threads now.
-#[derive(Clone, Copy, Debug, Default)]
-struct State {
-    running: bool,
-    runnable: u32,
-    blocked: u32,
-}
-
 /// A profile being made: each PE's bins once its run is over.
 #[derive(Debug)]
 pub struct Profile {
@@ -151,7 +143,6 @@ impl Profile {
         Box::new(PeProfile {
             pe: pe.0 as usize,
             bins: Bins::new(),
-            state: State::default(),
             since: 0.0,
             done: self.done.clone(),
         })
@@ -174,44 +165,29 @@ impl Profile {
 struct PeProfile {
     pe: usize,
     bins: Bins,
-    state: State,
-    /// When `state` began.
+    /// The time of the last thread event: what is added next starts there.
     since: f64,
     done: Arc<Mutex<Vec<Option<Bins>>>>,
 }
 
 impl Recorder for PeProfile {
-    fn record(&mut self, t: f64, e: &Event) {
-        let s = &mut self.state;
-        let before = *s;
-        match *e {
-            Event::ThreadCreate { .. } => s.runnable += 1,
-            Event::ThreadRun { .. } => {
-                s.runnable = s.runnable.saturating_sub(1);
-                s.running = true;
-            }
-            Event::ThreadStop { why, .. } => {
-                s.running = false;
-                if why.is_blocked() {
-                    s.blocked += 1;
-                } else if why == super::event::StopWhy::Yielded {
-                    s.runnable += 1;
-                }
-            }
-            Event::ThreadWakeup { .. } => {
-                s.blocked = s.blocked.saturating_sub(1);
-                s.runnable += 1;
-            }
-            _ => return,
+    fn record(&mut self, t: f64, e: &Event, was: &Activity) {
+        if !matches!(
+            e,
+            Event::ThreadCreate { .. }
+                | Event::ThreadRun { .. }
+                | Event::ThreadStop { .. }
+                | Event::ThreadWakeup { .. }
+        ) {
+            return;
         }
         let t = t.max(self.since);
-        self.bins.add(self.since, t, &before);
+        self.bins.add(self.since, t, was);
         self.since = t;
     }
 
-    fn finish(&mut self, t: f64) {
-        let state = self.state;
-        self.bins.add(self.since, t, &state);
+    fn finish(&mut self, t: f64, now: &Activity) {
+        self.bins.add(self.since, t, now);
         self.since = self.since.max(t);
         if let Ok(mut d) = self.done.lock() {
             if let Some(slot) = d.get_mut(self.pe) {
@@ -539,11 +515,12 @@ pub fn render(info: &RunInfo, pes: &[Bins], run_time: f64) -> String {
 mod tests {
     use super::*;
 
-    fn st(running: bool, runnable: u32, blocked: u32) -> State {
-        State {
+    fn st(running: bool, runnable: u32, blocked: u32) -> Activity {
+        Activity {
             running,
             runnable,
             blocked,
+            sparks: 0,
         }
     }
 

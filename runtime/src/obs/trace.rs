@@ -17,7 +17,7 @@
 
 use super::event::{Event, StopWhy};
 use super::out::{Appender, RunInfo};
-use super::Recorder;
+use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -90,11 +90,8 @@ impl Trace {
             made: 0,
             named: Vec::new(),
             gc_start: None,
-            runnable: 0,
-            blocked: 0,
-            pool: 0,
             shown: (0, 0, 0),
-            changed_at: None,
+            last: None,
         })
     }
 
@@ -129,13 +126,11 @@ struct PeTrace {
     /// Which thread tracks have a name already.
     named: Vec<bool>,
     gc_start: Option<f64>,
-    runnable: u64,
-    blocked: u64,
-    pool: u64,
     /// The counters last written: runnable, blocked, spark pool.
-    shown: (u64, u64, u64),
-    /// When the counters changed, if not written since.
-    changed_at: Option<f64>,
+    shown: (u32, u32, u64),
+    /// The time of the last event: when time moves on, the counters as
+    /// they were then are written if they changed.
+    last: Option<f64>,
 }
 
 impl PeTrace {
@@ -170,12 +165,12 @@ impl PeTrace {
         }
     }
 
-    /// Writes the counters as they were at the last change.
-    fn show_counters(&mut self) {
-        let Some(t) = self.changed_at.take() else {
+    /// Writes the counters as they were at the last event, if they changed.
+    fn show_counters(&mut self, a: &Activity) {
+        let Some(t) = self.last.take() else {
             return;
         };
-        let now = (self.runnable, self.blocked, self.pool);
+        let now = (a.runnable, a.blocked, a.sparks);
         if now == self.shown {
             return;
         }
@@ -223,11 +218,11 @@ fn blocked_name(why: StopWhy) -> &'static str {
 }
 
 impl Recorder for PeTrace {
-    fn record(&mut self, t: f64, e: &Event) {
-        if self.changed_at.is_some_and(|c| t > c) {
-            self.show_counters();
+    fn record(&mut self, t: f64, e: &Event, was: &Activity) {
+        if self.last.is_some_and(|l| t > l) {
+            self.show_counters(was);
         }
-        let (pool, runnable, blocked) = (self.pool, self.runnable, self.blocked);
+        self.last = Some(t);
         match *e {
             Event::ThreadCreate { thread } => {
                 self.made += 1;
@@ -239,12 +234,10 @@ impl Recorder for PeTrace {
                     },
                 );
                 self.name_track(thread);
-                self.runnable += 1;
             }
             Event::ThreadRun { thread } => {
                 if let Some(th) = self.threads.get_mut(&thread) {
                     th.doing = Doing::Running(t);
-                    self.runnable = self.runnable.saturating_sub(1);
                 }
             }
             Event::ThreadStop {
@@ -258,14 +251,8 @@ impl Recorder for PeTrace {
                 };
                 let (serial, doing) = (th.serial, th.doing);
                 match why {
-                    StopWhy::Yielded => {
-                        th.doing = Doing::Runnable;
-                        self.runnable += 1;
-                    }
-                    w if w.is_blocked() => {
-                        th.doing = Doing::Blocked(t, w);
-                        self.blocked += 1;
-                    }
+                    StopWhy::Yielded => th.doing = Doing::Runnable,
+                    w if w.is_blocked() => th.doing = Doing::Blocked(t, w),
                     _ => {
                         self.threads.remove(&thread);
                     }
@@ -283,15 +270,9 @@ impl Recorder for PeTrace {
                     if let Doing::Blocked(t0, why) = th.doing {
                         th.doing = Doing::Runnable;
                         let args = format!(r#"{{"thread":"{}.{}"}}"#, self.pe, th.serial);
-                        self.blocked = self.blocked.saturating_sub(1);
-                        self.runnable += 1;
                         self.slice(thread_tid(thread), blocked_name(why), t0, t, &args);
                     }
                 }
-            }
-            Event::SparkCreate => self.pool += 1,
-            Event::SparkRun | Event::SparkFizzle | Event::SparkGc | Event::SparkSteal { .. } => {
-                self.pool = self.pool.saturating_sub(1)
             }
             Event::GcStart => self.gc_start = Some(t),
             Event::GcEnd {
@@ -330,8 +311,13 @@ impl Recorder for PeTrace {
                     self.message(t, &name, args, "f", flow_id(from, id));
                 }
             }
-            Event::SparkDud
+            Event::SparkCreate
+            | Event::SparkDud
             | Event::SparkOverflow
+            | Event::SparkRun
+            | Event::SparkFizzle
+            | Event::SparkGc
+            | Event::SparkSteal { .. }
             | Event::SparkReceive { .. }
             | Event::HeapAllocated { .. }
             | Event::HeapSize { .. }
@@ -340,17 +326,14 @@ impl Recorder for PeTrace {
             | Event::FishHome
             | Event::Fetch { .. } => {}
         }
-        if (self.pool, self.runnable, self.blocked) != (pool, runnable, blocked) {
-            self.changed_at = Some(t);
-        }
         if self.buf.len() >= CHUNK_BYTES {
             self.flush();
         }
     }
 
     /// Threads still blocked at the end are shown blocked until then.
-    fn finish(&mut self, t: f64) {
-        self.show_counters();
+    fn finish(&mut self, t: f64, now: &Activity) {
+        self.show_counters(now);
         let mut open: Vec<(u32, u32, f64, StopWhy)> = self
             .threads
             .iter()
