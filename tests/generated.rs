@@ -65,11 +65,9 @@ fn gph_gen_check_agrees_with_ghc() {
         gph: env!("CARGO_BIN_EXE_gph").into(),
         oracle: gph_gen::check::default_oracle(),
         keep: None,
-        shrink: false,
         shrink_budget: 0,
         shrink_max: 0,
         batch: 8,
-        shrunk: Default::default(),
     });
     assert!(ok, "gph-gen check found failures (see the summary above)");
 }
