@@ -1129,8 +1129,10 @@ impl Gen {
             es[k] = self.fix(env, e)?;
         }
         // a determined result: every variable of the scheme held by a
-        // determined argument
+        // determined argument (`return`'s table type fixes the monad, Maybe;
+        // GHC's does not, so `return x` needs its context whatever `x` is)
         let det = f.determining
+            && !(is_lib && f.name == "return")
             && rest
                 .var_set()
                 .iter()
