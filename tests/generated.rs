@@ -11,8 +11,7 @@
 
 mod common;
 
-use common::{gph_with, programs_in};
-use std::path::Path;
+use common::{assert_no_failures, programs_in, run_golden, Golden};
 
 const DIR: &str = "tests/generated";
 /// The seeds of the check run (`gph-gen check --seed 900000 --count 30`).
@@ -23,62 +22,12 @@ const CHECK_COUNT: u64 = 30;
 fn run_corpus(extra: &[&str]) -> Vec<String> {
     let files = programs_in(DIR);
     assert!(files.len() >= 100, "expected the generated corpus in {DIR}");
-    let failures = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(f) = files.get(i) else { break };
-                let read = |ext: &str| {
-                    std::fs::read_to_string(
-                        Path::new(env!("CARGO_MANIFEST_DIR")).join(f.with_extension(ext)),
-                    )
-                    .ok()
-                };
-                let stdout = read("stdout").unwrap_or_default();
-                let exit: i32 = read("exitcode")
-                    .and_then(|c| c.trim().parse().ok())
-                    .unwrap_or(0);
-                let mut args = vec!["run"];
-                args.extend_from_slice(extra);
-                args.push(f.to_str().unwrap());
-                let out = gph_with(&args, None, &[]);
-                let mut problems = Vec::new();
-                if out.status != Some(exit) {
-                    problems.push(format!("exit {:?}, expected {exit}", out.status));
-                }
-                if out.stdout != stdout {
-                    problems.push(format!(
-                        "stdout differs\n--- expected\n{stdout}\n--- actual\n{}",
-                        out.stdout
-                    ));
-                }
-                if out.stderr.contains("panicked") {
-                    problems.push("panic".into());
-                }
-                if !problems.is_empty() {
-                    failures.lock().unwrap().push(format!(
-                        "{} {}: {}\nstderr: {}",
-                        f.display(),
-                        extra.join(" "),
-                        problems.join("; "),
-                        out.stderr
-                    ));
-                }
-            });
-        }
-    });
-    failures.into_inner().unwrap()
+    let cases: Vec<Golden> = files.iter().map(|f| Golden::read(f)).collect();
+    run_golden(&cases, extra)
 }
 
 fn assert_none(failures: Vec<String>, what: &str) {
-    assert!(
-        failures.is_empty(),
-        "{} generated programs failed {what}:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    assert_no_failures(failures, "generated", what);
 }
 
 #[test]
@@ -116,11 +65,9 @@ fn gph_gen_check_agrees_with_ghc() {
         gph: env!("CARGO_BIN_EXE_gph").into(),
         oracle: gph_gen::check::default_oracle(),
         keep: None,
-        shrink: false,
         shrink_budget: 0,
         shrink_max: 0,
         batch: 8,
-        shrunk: Default::default(),
     });
     assert!(ok, "gph-gen check found failures (see the summary above)");
 }

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::gph;
+use common::{gph, two_at_a_time};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -169,32 +169,25 @@ fn large_programs_compile_and_print_what_ghc_prints() {
     let tmp = dir();
     std::fs::create_dir_all(&tmp).unwrap();
     let expected_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/large");
-    let mut failures = Vec::new();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed = std::sync::Mutex::new(&mut failures);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(name, shape, n)) = PROGRAMS.get(i) else { break };
-                let file = tmp.join(format!("{name}.gph"));
-                std::fs::write(&file, source(shape, n)).unwrap();
-                let want = std::fs::read_to_string(expected_dir.join(format!("{name}.stdout")))
-                    .unwrap_or_else(|_| panic!("tests/large/{name}.stdout"));
-                for opt in [&[][..], &["-O0"]] {
-                    let mut args = vec!["run"];
-                    args.extend_from_slice(opt);
-                    args.push(file.to_str().unwrap());
-                    let out = gph(&args, None);
-                    if out.status != Some(0) || out.stdout != want {
-                        failed.lock().unwrap().push(format!(
-                            "{name} {opt:?}: exit {:?}\n--- expected\n{want}--- actual\n{}\nstderr: {}",
-                            out.status, out.stdout, out.stderr
-                        ));
-                    }
-                }
-            });
+    let failures = two_at_a_time(PROGRAMS, |&(name, shape, n)| {
+        let file = tmp.join(format!("{name}.gph"));
+        std::fs::write(&file, source(shape, n)).unwrap();
+        let want = std::fs::read_to_string(expected_dir.join(format!("{name}.stdout")))
+            .unwrap_or_else(|_| panic!("tests/large/{name}.stdout"));
+        let mut failed = Vec::new();
+        for opt in [&[][..], &["-O0"]] {
+            let mut args = vec!["run"];
+            args.extend_from_slice(opt);
+            args.push(file.to_str().unwrap());
+            let out = gph(&args, None);
+            if out.status != Some(0) || out.stdout != want {
+                failed.push(format!(
+                    "{name} {opt:?}: exit {:?}\n--- expected\n{want}--- actual\n{}\nstderr: {}",
+                    out.status, out.stdout, out.stderr
+                ));
+            }
         }
+        failed
     });
     let _ = std::fs::remove_dir_all(&tmp);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -9,38 +9,8 @@
 
 mod common;
 
-use common::{gph_with, programs_in, snapshot};
-use std::path::{Path, PathBuf};
-
-struct Case {
-    file: PathBuf,
-    /// `gph run` flags of its own (NAME.flags), such as a heap limit.
-    flags: Vec<String>,
-    args: Vec<String>,
-    stdin: Vec<u8>,
-    stdout: String,
-    exit: i32,
-}
-
-fn case(file: &Path) -> Case {
-    let read = |ext: &str| std::fs::read(file.with_extension(ext)).ok();
-    let text = |ext: &str| read(ext).map(|b| String::from_utf8_lossy(&b).into_owned());
-    let words = |ext: &str| {
-        text(ext)
-            .map(|a| a.split_whitespace().map(String::from).collect())
-            .unwrap_or_default()
-    };
-    Case {
-        file: file.to_path_buf(),
-        flags: words("flags"),
-        args: words("args"),
-        stdin: read("stdin").unwrap_or_default(),
-        stdout: text("stdout").unwrap_or_default(),
-        exit: text("exitcode")
-            .and_then(|c| c.trim().parse().ok())
-            .unwrap_or(0),
-    }
-}
+use common::{assert_no_failures, gph_with, programs_in, run_golden, snapshot, Golden};
+use std::path::Path;
 
 /// Runs every golden program with the extra `gph run` flags, two at a time.
 fn run_all(extra: &[&str]) -> Vec<String> {
@@ -50,74 +20,20 @@ fn run_all(extra: &[&str]) -> Vec<String> {
     // million elements) are left to the other configurations; the short
     // programs exercise every kind of GC root.
     let stress = extra.contains(&"--gc-stress");
-    // A space program's `--heap-limit` is what the optimiser promises (as
-    // GHC -O1 does); -O0, the straightest translation, promises the output.
-    let unoptimised = extra.contains(&"-O0");
-    let cases: Vec<Case> = programs_in("tests/programs")
+    let cases: Vec<Golden> = programs_in("tests/programs")
         .iter()
         .filter(|f| {
             let name = f.file_name().unwrap_or_default().to_string_lossy();
             !(stress && (name.starts_with("prog_") || name.starts_with("space_")))
         })
-        .map(|f| case(f))
+        .map(|f| Golden::read(f))
         .collect();
     assert!(cases.len() >= 40, "expected the corpus in tests/programs");
-    let failures = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(c) = cases.get(i) else { break };
-                let mut args = vec!["run"];
-                args.extend_from_slice(extra);
-                let mut flags = c.flags.iter().map(String::as_str);
-                while let Some(f) = flags.next() {
-                    if unoptimised && f == "--heap-limit" {
-                        flags.next();
-                    } else {
-                        args.push(f);
-                    }
-                }
-                args.push(c.file.to_str().unwrap());
-                args.push("--");
-                args.extend(c.args.iter().map(String::as_str));
-                let out = gph_with(&args, Some(&c.stdin), &[]);
-                let mut problems = Vec::new();
-                if out.status != Some(c.exit) {
-                    problems.push(format!("exit {:?}, expected {}", out.status, c.exit));
-                }
-                if out.stdout != c.stdout {
-                    problems.push(format!(
-                        "stdout differs\n--- expected\n{}\n--- actual\n{}",
-                        c.stdout, out.stdout
-                    ));
-                }
-                if out.stderr.contains("panicked") {
-                    problems.push("panic".into());
-                }
-                if !problems.is_empty() {
-                    failures.lock().unwrap().push(format!(
-                        "{} {}: {}\nstderr: {}",
-                        c.file.display(),
-                        extra.join(" "),
-                        problems.join("; "),
-                        out.stderr
-                    ));
-                }
-            });
-        }
-    });
-    failures.into_inner().unwrap()
+    run_golden(&cases, extra)
 }
 
 fn assert_none(failures: Vec<String>, what: &str) {
-    assert!(
-        failures.is_empty(),
-        "{} golden programs failed {what}:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    assert_no_failures(failures, "golden", what);
 }
 
 #[test]
@@ -258,7 +174,7 @@ fn runtime_errors_are_reported() {
     ];
     for f in programs_in("tests/runtime-errors") {
         for config in configs {
-            let c = case(&f);
+            let c = Golden::read(&f);
             let mut args = vec!["run"];
             args.extend_from_slice(config);
             args.extend(c.flags.iter().map(String::as_str));

@@ -83,6 +83,118 @@ pub fn programs_in(dir: &str) -> Vec<PathBuf> {
     v
 }
 
+/// Calls `f` on each item, two at a time, and gathers the failures it reports.
+pub fn two_at_a_time<T: Sync>(items: &[T], f: impl Fn(&T) -> Vec<String> + Sync) -> Vec<String> {
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let found = f(item);
+                failures.lock().unwrap().extend(found);
+            });
+        }
+    });
+    failures.into_inner().unwrap()
+}
+
+/// A golden program and what the oracle says it does: NAME.flags (its own
+/// `gph run` flags, such as a heap limit), NAME.args, NAME.stdin,
+/// NAME.stdout and NAME.exitcode beside NAME.gph, each optional.
+pub struct Golden {
+    pub file: PathBuf,
+    pub flags: Vec<String>,
+    pub args: Vec<String>,
+    pub stdin: Vec<u8>,
+    pub stdout: String,
+    pub exit: i32,
+}
+
+impl Golden {
+    /// `file` relative to the project root, as `programs_in` gives it.
+    pub fn read(file: &Path) -> Golden {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let read = |ext: &str| std::fs::read(path.with_extension(ext)).ok();
+        let text = |ext: &str| read(ext).map(|b| String::from_utf8_lossy(&b).into_owned());
+        let words = |ext: &str| {
+            text(ext)
+                .map(|a| a.split_whitespace().map(String::from).collect())
+                .unwrap_or_default()
+        };
+        Golden {
+            file: file.to_path_buf(),
+            flags: words("flags"),
+            args: words("args"),
+            stdin: read("stdin").unwrap_or_default(),
+            stdout: text("stdout").unwrap_or_default(),
+            exit: text("exitcode")
+                .and_then(|c| c.trim().parse().ok())
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// Runs each program as `gph run EXTRA FLAGS FILE -- ARGS`, two at a time:
+/// what differs from the oracle (exit status, stdout) or panics, one message
+/// a program. Under `-O0` a program's `--heap-limit` is left out: it is what
+/// the optimiser promises (as GHC -O1 does); the straightest translation
+/// promises the output.
+pub fn run_golden(cases: &[Golden], extra: &[&str]) -> Vec<String> {
+    let unoptimised = extra.contains(&"-O0");
+    two_at_a_time(cases, |c| {
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        let mut flags = c.flags.iter().map(String::as_str);
+        while let Some(f) = flags.next() {
+            if unoptimised && f == "--heap-limit" {
+                flags.next();
+            } else {
+                args.push(f);
+            }
+        }
+        args.push(c.file.to_str().unwrap());
+        args.push("--");
+        args.extend(c.args.iter().map(String::as_str));
+        let out = gph_with(&args, Some(&c.stdin), &[]);
+        let mut problems = Vec::new();
+        if out.status != Some(c.exit) {
+            problems.push(format!("exit {:?}, expected {}", out.status, c.exit));
+        }
+        if out.stdout != c.stdout {
+            problems.push(format!(
+                "stdout differs\n--- expected\n{}\n--- actual\n{}",
+                c.stdout, out.stdout
+            ));
+        }
+        if out.stderr.contains("panicked") {
+            problems.push("panic".into());
+        }
+        if problems.is_empty() {
+            return vec![];
+        }
+        vec![format!(
+            "{} {}: {}\nstderr: {}",
+            c.file.display(),
+            extra.join(" "),
+            problems.join("; "),
+            out.stderr
+        )]
+    })
+}
+
+/// Fails the test with every message, if there are any: "N `kind` programs
+/// failed `what`".
+pub fn assert_no_failures(failures: Vec<String>, kind: &str, what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} {kind} programs failed {what}:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
 /// Lines named by GHC's `Main.hs:LINE:COL: error:` headers.
 pub fn lines_of_ghc_errors(path: &Path) -> Vec<usize> {
     let text = std::fs::read_to_string(path).unwrap_or_default();

@@ -207,7 +207,7 @@ impl Expr {
         Expr::new(E::Lit(Lit::Num(n.to_string())), ty, false)
     }
 
-    /// Direct subexpressions (not those inside bindings or alternatives).
+    /// How many expressions `self` has, bindings and alternatives included.
     pub fn size(&self) -> usize {
         let mut n = 0;
         self.walk(&mut |_| n += 1);
@@ -216,82 +216,32 @@ impl Expr {
 
     /// Visits every expression in `self`, bindings and alternatives included.
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        f(self);
-        match &self.kind {
-            E::Var(_) | E::Con(_) | E::Lit(_) => {}
-            E::App(g, args) => {
-                g.walk(f);
-                args.iter().for_each(|a| a.walk(f));
-            }
-            E::Op(_, a, b) => {
-                a.walk(f);
-                b.walk(f);
-            }
-            E::SectionR(_, a) | E::Neg(a) | E::Ann(a, _) | E::Lam(_, a) => a.walk(f),
-            E::Let(bs, body) => {
-                bs.iter().for_each(|b| b.walk(f));
-                body.walk(f);
-            }
-            E::If(c, t, e) => {
-                c.walk(f);
-                t.walk(f);
-                e.walk(f);
-            }
-            E::Case(s, alts) => {
-                s.walk(f);
-                for a in alts {
-                    a.rhs.walk(f);
-                }
-            }
-            E::Tuple(es) | E::List(es) => es.iter().for_each(|e| e.walk(f)),
-            E::Range(a, b, c) => {
-                a.walk(f);
-                if let Some(b) = b {
-                    b.walk(f);
-                }
-                if let Some(c) = c {
-                    c.walk(f);
-                }
-            }
-            E::Comp(e, qs) => {
-                e.walk(f);
-                for q in qs {
-                    match q {
-                        Qual::Gen(_, e) | Qual::Guard(e) => e.walk(f),
-                        Qual::Let(bs) => bs.iter().for_each(|b| b.walk(f)),
-                    }
-                }
-            }
-            E::Do(ss) => ss.iter().for_each(|s| s.walk(f)),
-        }
+        self.walk_pruned(&mut |e| {
+            f(e);
+            true
+        })
     }
 }
 
-impl Rhs {
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        match self {
-            Rhs::Plain(e) => e.walk(f),
-            Rhs::Guarded(gs) => {
-                for (g, e) in gs {
-                    g.walk(f);
-                    e.walk(f);
-                }
-            }
+impl Clause {
+    /// A clause without `where` bindings.
+    pub fn new(pats: Vec<Pat>, rhs: Rhs) -> Clause {
+        Clause {
+            pats,
+            rhs,
+            wheres: vec![],
         }
     }
 }
 
 impl Bind {
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        match self {
-            Bind::Fun(fb) => {
-                for c in &fb.clauses {
-                    c.rhs.walk(f);
-                    c.wheres.iter().for_each(|b| b.walk(f));
-                }
-            }
-            Bind::Pat(_, e) => e.walk(f),
-        }
+    /// `name = rhs`, with a signature or not.
+    pub fn value(name: &str, sig: Option<Sig>, rhs: Expr) -> Bind {
+        Bind::Fun(FunBind {
+            name: name.to_string(),
+            sig,
+            clauses: vec![Clause::new(vec![], Rhs::Plain(rhs))],
+        })
     }
 
     /// The names this binding defines.
@@ -299,15 +249,6 @@ impl Bind {
         match self {
             Bind::Fun(fb) => vec![fb.name.clone()],
             Bind::Pat(p, _) => p.binders(),
-        }
-    }
-}
-
-impl Stmt {
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        match self {
-            Stmt::Expr(e) | Stmt::Bind(_, e) => e.walk(f),
-            Stmt::Let(bs) => bs.iter().for_each(|b| b.walk(f)),
         }
     }
 }
@@ -369,116 +310,148 @@ impl Pat {
     }
 }
 
-impl Expr {
-    /// Visits every expression mutably, in pre-order; `f` returns false to
-    /// skip the children of the node it was given.
-    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr) -> bool) {
-        if !f(self) {
-            return;
-        }
-        match &mut self.kind {
-            E::Var(_) | E::Con(_) | E::Lit(_) => {}
-            E::App(g, args) => {
-                g.walk_mut(f);
-                args.iter_mut().for_each(|a| a.walk_mut(f));
-            }
-            E::Op(_, a, b) => {
-                a.walk_mut(f);
-                b.walk_mut(f);
-            }
-            E::SectionR(_, a) | E::Neg(a) | E::Ann(a, _) | E::Lam(_, a) => a.walk_mut(f),
-            E::Let(bs, body) => {
-                bs.iter_mut().for_each(|b| b.walk_mut(f));
-                body.walk_mut(f);
-            }
-            E::If(c, t, e) => {
-                c.walk_mut(f);
-                t.walk_mut(f);
-                e.walk_mut(f);
-            }
-            E::Case(s, alts) => {
-                s.walk_mut(f);
-                for a in alts {
-                    a.rhs.walk_mut(f);
+impl Program {
+    /// Visits every expression of the declarations and of `main`.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        self.walk_pruned(&mut |e| {
+            f(e);
+            true
+        })
+    }
+}
+
+/// The pre-order walks over expressions, bindings and alternatives
+/// included: `f` returns false to skip the children of the node it was
+/// given. `walk_pruned` and `walk_mut` have this one body, so the numbering
+/// of nodes the shrinker takes from one holds in the other.
+macro_rules! walks {
+    ($walk:ident $($mut_:tt)?) => {
+        impl Expr {
+            pub fn $walk(&$($mut_)? self, f: &mut dyn FnMut(&$($mut_)? Expr) -> bool) {
+                if !f(self) {
+                    return;
                 }
-            }
-            E::Tuple(es) | E::List(es) => es.iter_mut().for_each(|e| e.walk_mut(f)),
-            E::Range(a, b, c) => {
-                a.walk_mut(f);
-                if let Some(b) = b {
-                    b.walk_mut(f);
-                }
-                if let Some(c) = c {
-                    c.walk_mut(f);
-                }
-            }
-            E::Comp(e, qs) => {
-                e.walk_mut(f);
-                for q in qs {
-                    match q {
-                        Qual::Gen(_, e) | Qual::Guard(e) => e.walk_mut(f),
-                        Qual::Let(bs) => bs.iter_mut().for_each(|b| b.walk_mut(f)),
+                match &$($mut_)? self.kind {
+                    E::Var(_) | E::Con(_) | E::Lit(_) => {}
+                    E::App(g, args) => {
+                        g.$walk(f);
+                        for a in args {
+                            a.$walk(f);
+                        }
+                    }
+                    E::Op(_, a, b) => {
+                        a.$walk(f);
+                        b.$walk(f);
+                    }
+                    E::SectionR(_, a) | E::Neg(a) | E::Ann(a, _) | E::Lam(_, a) => a.$walk(f),
+                    E::Let(bs, body) => {
+                        for b in bs {
+                            b.$walk(f);
+                        }
+                        body.$walk(f);
+                    }
+                    E::If(c, t, e) => {
+                        c.$walk(f);
+                        t.$walk(f);
+                        e.$walk(f);
+                    }
+                    E::Case(s, alts) => {
+                        s.$walk(f);
+                        for a in alts {
+                            a.rhs.$walk(f);
+                        }
+                    }
+                    E::Tuple(es) | E::List(es) => {
+                        for e in es {
+                            e.$walk(f);
+                        }
+                    }
+                    E::Range(a, b, c) => {
+                        a.$walk(f);
+                        if let Some(b) = b {
+                            b.$walk(f);
+                        }
+                        if let Some(c) = c {
+                            c.$walk(f);
+                        }
+                    }
+                    E::Comp(e, qs) => {
+                        e.$walk(f);
+                        for q in qs {
+                            match q {
+                                Qual::Gen(_, e) | Qual::Guard(e) => e.$walk(f),
+                                Qual::Let(bs) => {
+                                    for b in bs {
+                                        b.$walk(f);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    E::Do(ss) => {
+                        for s in ss {
+                            s.$walk(f);
+                        }
                     }
                 }
             }
-            E::Do(ss) => ss.iter_mut().for_each(|s| s.walk_mut(f)),
         }
-    }
-}
 
-impl Rhs {
-    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr) -> bool) {
-        match self {
-            Rhs::Plain(e) => e.walk_mut(f),
-            Rhs::Guarded(gs) => {
-                for (g, e) in gs {
-                    g.walk_mut(f);
-                    e.walk_mut(f);
+        impl Rhs {
+            pub fn $walk(&$($mut_)? self, f: &mut dyn FnMut(&$($mut_)? Expr) -> bool) {
+                match self {
+                    Rhs::Plain(e) => e.$walk(f),
+                    Rhs::Guarded(gs) => {
+                        for (g, e) in gs {
+                            g.$walk(f);
+                            e.$walk(f);
+                        }
+                    }
                 }
             }
         }
-    }
-}
 
-impl Bind {
-    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr) -> bool) {
-        match self {
-            Bind::Fun(fb) => {
-                for c in &mut fb.clauses {
-                    c.rhs.walk_mut(f);
-                    c.wheres.iter_mut().for_each(|b| b.walk_mut(f));
+        impl Bind {
+            pub fn $walk(&$($mut_)? self, f: &mut dyn FnMut(&$($mut_)? Expr) -> bool) {
+                match self {
+                    Bind::Fun(fb) => {
+                        for c in &$($mut_)? fb.clauses {
+                            c.rhs.$walk(f);
+                            for w in &$($mut_)? c.wheres {
+                                w.$walk(f);
+                            }
+                        }
+                    }
+                    Bind::Pat(_, e) => e.$walk(f),
                 }
             }
-            Bind::Pat(_, e) => e.walk_mut(f),
         }
-    }
+
+        impl Stmt {
+            pub fn $walk(&$($mut_)? self, f: &mut dyn FnMut(&$($mut_)? Expr) -> bool) {
+                match self {
+                    Stmt::Expr(e) | Stmt::Bind(_, e) => e.$walk(f),
+                    Stmt::Let(bs) => {
+                        for b in bs {
+                            b.$walk(f);
+                        }
+                    }
+                }
+            }
+        }
+
+        impl Program {
+            pub fn $walk(&$($mut_)? self, f: &mut dyn FnMut(&$($mut_)? Expr) -> bool) {
+                for b in &$($mut_)? self.decls {
+                    b.$walk(f);
+                }
+                for s in &$($mut_)? self.main {
+                    s.$walk(f);
+                }
+            }
+        }
+    };
 }
 
-impl Stmt {
-    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr) -> bool) {
-        match self {
-            Stmt::Expr(e) | Stmt::Bind(_, e) => e.walk_mut(f),
-            Stmt::Let(bs) => bs.iter_mut().for_each(|b| b.walk_mut(f)),
-        }
-    }
-}
-
-impl Program {
-    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr) -> bool) {
-        for b in &mut self.decls {
-            b.walk_mut(f);
-        }
-        for s in &mut self.main {
-            s.walk_mut(f);
-        }
-    }
-
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        for b in &self.decls {
-            b.walk(f);
-        }
-        for s in &self.main {
-            s.walk(f);
-        }
-    }
-}
+walks!(walk_pruned);
+walks!(walk_mut mut);

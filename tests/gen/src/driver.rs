@@ -19,13 +19,12 @@ pub struct Settings {
     pub gph: PathBuf,
     pub oracle: PathBuf,
     pub keep: Option<PathBuf>,
-    pub shrink: bool,
+    /// Most oracle runs spent shrinking one failure.
     pub shrink_budget: usize,
+    /// Failures shrunk per kind and configuration (0: none).
     pub shrink_max: usize,
     /// Programs compiled by one GHC run (1: the oracle for each).
     pub batch: usize,
-    /// Failures shrunk so far, by kind and configuration.
-    pub shrunk: Mutex<BTreeMap<(Failure, String), usize>>,
 }
 
 #[derive(Default)]
@@ -39,6 +38,8 @@ struct Tally {
     gph_secs: f64,
     lines: usize,
     report: Vec<String>,
+    /// Failures shrunk so far, by kind and configuration.
+    shrunk: BTreeMap<(Failure, String), usize>,
 }
 
 fn work_dir() -> PathBuf {
@@ -208,9 +209,9 @@ fn check_one(
                 format!("{} in {cfg}\n{detail}\n", f.name()),
             );
         }
-        let take = st.shrink && {
-            let mut m = st.shrunk.lock().unwrap();
-            let n = m.entry((*f, cfg.clone())).or_default();
+        let take = {
+            let mut t = tally.lock().unwrap();
+            let n = t.shrunk.entry((*f, cfg.clone())).or_default();
             *n += 1;
             *n <= st.shrink_max
         };

@@ -36,12 +36,27 @@ pub struct Fun {
     pub fuel: Option<usize>,
 }
 
+impl Fun {
+    /// A name of a type without type variables of its own (a value with a
+    /// signature, a variable bound to a function).
+    fn mono(name: &str, ty: Ty, cost: u64) -> Fun {
+        Fun {
+            name: name.to_string(),
+            ty,
+            ctx: vec![],
+            determining: true,
+            cost,
+            fuel: None,
+        }
+    }
+}
+
 #[derive(Clone)]
 struct RecTarget {
     name: String,
     args: Vec<Ty>,
     res: Ty,
-    dec_index: usize,
+    /// The smaller arguments a recursive call may pass as its first.
     decs: Vec<Expr>,
 }
 
@@ -49,6 +64,22 @@ struct RecCtx {
     targets: Vec<RecTarget>,
     left: Cell<u32>,
     used: Cell<u32>,
+}
+
+impl RecCtx {
+    /// Recursion of one function on its first argument (two calls at most).
+    fn one(name: &str, args: &[Ty], res: &Ty, decs: Vec<Expr>) -> Rc<RecCtx> {
+        Rc::new(RecCtx {
+            targets: vec![RecTarget {
+                name: name.to_string(),
+                args: args.to_vec(),
+                res: res.clone(),
+                decs,
+            }],
+            left: Cell::new(2),
+            used: Cell::new(0),
+        })
+    }
 }
 
 #[derive(Clone, Default)]
@@ -61,6 +92,13 @@ pub struct Env {
 }
 
 impl Env {
+    /// The environment of a top-level declaration or of `main`.
+    fn top() -> Env {
+        Env {
+            mult: 1,
+            ..Env::default()
+        }
+    }
     fn with_vars(&self, vs: &[(String, Ty)]) -> Env {
         let mut e = self.clone();
         e.vars.extend(vs.iter().cloned());
@@ -740,12 +778,7 @@ impl Gen {
             .cloned()
             .collect();
         let (cname, fields) = self.pick(&cands);
-        let s: BTreeMap<String, Ty> = info
-            .params
-            .iter()
-            .cloned()
-            .zip(args.iter().cloned())
-            .collect();
+        let s = params_to(&info.params, args);
         let ftys: Vec<Ty> = fields.iter().map(|f| f.subst(&s)).collect();
         let es: Vec<Expr> = ftys
             .iter()
@@ -965,19 +998,7 @@ impl Gen {
         }
         for (v, vt) in &env.vars {
             if vt.is_fun() {
-                callees.push((
-                    Fun {
-                        name: v.clone(),
-                        ty: vt.clone(),
-                        ctx: vec![],
-                        determining: true,
-                        cost: 1,
-                        fuel: None,
-                    },
-                    false,
-                    6,
-                    false,
-                ));
+                callees.push((Fun::mono(v, vt.clone(), 1), false, 6, false));
             }
         }
         for (i, (f, _, w, _)) in callees.iter().enumerate() {
@@ -1032,8 +1053,8 @@ impl Gen {
         if !match_ty(&rest, t, &mut s) {
             return None;
         }
-        // the scheme's variables not fixed by the result
-        // the scheme's own variables (`?a`); others are rigid, fixed by the context
+        // the scheme's own variables (`?a`); others are rigid, fixed by the
+        // context; those the result does not fix are hidden
         let mut all: BTreeSet<String> =
             f.ty.var_set()
                 .into_iter()
@@ -1068,7 +1089,7 @@ impl Gen {
         {
             return None;
         }
-        let inner = if depth > 0 { depth - 1 } else { 0 };
+        let inner = depth.saturating_sub(1);
         let mut es = Vec::new();
         for (k, a) in args[..j].iter().enumerate() {
             let at = a.subst(&s);
@@ -1107,14 +1128,16 @@ impl Gen {
             let e = std::mem::replace(&mut es[k], Expr::str(""));
             es[k] = self.fix(env, e)?;
         }
-        let det = if f.determining {
-            rest.var_set()
+        // a determined result: every variable of the scheme held by a
+        // determined argument (`return`'s table type fixes the monad, Maybe;
+        // GHC's does not, so `return x` needs its context whatever `x` is)
+        let det = f.determining
+            && !(is_lib && f.name == "return")
+            && rest
+                .var_set()
                 .iter()
                 .filter(|v| v.starts_with('?'))
-                .all(|v| (0..j).any(|k| es[k].det && args[k].var_set().contains(v)))
-        } else {
-            false
-        };
+                .all(|v| (0..j).any(|k| es[k].det && args[k].var_set().contains(v)));
         if !is_lib {
             self.cost += env.mult.saturating_mul(f.cost);
         }
@@ -1146,7 +1169,7 @@ impl Gen {
         let inner = env.no_rec();
         let mut es = Vec::new();
         for (k, a) in rt.args.iter().enumerate() {
-            if k == rt.dec_index {
+            if k == 0 {
                 es.push(self.pick(&rt.decs));
             } else {
                 es.push(self.arg(&inner, a, depth.saturating_sub(2)));
@@ -1200,12 +1223,7 @@ impl Gen {
             Ty::Data(n, args) if refutable || self.datas[n].cons.len() == 1 => {
                 let info = self.datas[n].clone();
                 let (c, fs) = self.pick(&info.cons);
-                let s: BTreeMap<String, Ty> = info
-                    .params
-                    .iter()
-                    .cloned()
-                    .zip(args.iter().cloned())
-                    .collect();
+                let s = params_to(&info.params, args);
                 let ps = fs
                     .iter()
                     .map(|f| self.pat(&f.subst(&s), refutable, depth - 1))
@@ -1326,12 +1344,7 @@ impl Gen {
             }
             Ty::Data(n, args) => {
                 let info = self.datas[n].clone();
-                let s: BTreeMap<String, Ty> = info
-                    .params
-                    .iter()
-                    .cloned()
-                    .zip(args.iter().cloned())
-                    .collect();
+                let s = params_to(&info.params, args);
                 let all = self.chance(0.6);
                 let mut full = all;
                 let mut ps = Vec::new();
@@ -1498,15 +1511,7 @@ impl Gen {
                             None => continue,
                         }
                     };
-                    binds.push(Bind::Fun(FunBind {
-                        name: name.clone(),
-                        sig,
-                        clauses: vec![Clause {
-                            pats: vec![],
-                            rhs: Rhs::Plain(rhs),
-                            wheres: vec![],
-                        }],
-                    }));
+                    binds.push(Bind::value(&name, sig, rhs));
                     env2.vars.push((name, vt));
                 }
                 4..=5 => {
@@ -1690,55 +1695,19 @@ impl Gen {
                     vars.push((v, t.clone()));
                 }
                 let env1 = env.with_vars(&vars);
-                let dec = Expr::op(
-                    "-",
-                    Expr::var(&n, Ty::Int, true),
-                    Expr::int(1, Ty::Int),
-                    Ty::Int,
-                    true,
-                );
-                let rc = Rc::new(RecCtx {
-                    targets: vec![RecTarget {
-                        name: name.to_string(),
-                        args: ptys.to_vec(),
-                        res: res.clone(),
-                        dec_index: 0,
-                        decs: vec![dec],
-                    }],
-                    left: Cell::new(2),
-                    used: Cell::new(0),
-                });
+                let rc = RecCtx::one(name, ptys, res, vec![fuel_less(&n)]);
                 let base = self.expr(&env1.no_rec(), res, depth.min(2));
                 let mut env_r = env1.clone();
                 env_r.rec = Some(rc.clone());
                 let step = self.rec_body(&env_r, &rc, res, depth);
-                let guard = Expr::op(
-                    "<=",
-                    Expr::var(&n, Ty::Int, true),
-                    Expr::int(0, Ty::Int),
-                    Ty::Bool,
-                    true,
-                );
-                if self.chance(0.5) {
-                    clauses.push(Clause {
-                        pats,
-                        rhs: Rhs::Guarded(vec![
-                            (guard, base),
-                            (Expr::var("otherwise", Ty::Bool, true), step),
-                        ]),
-                        wheres: vec![],
-                    });
+                let rhs = if self.chance(0.5) {
+                    fuel_guards(&n, base, step)
                 } else {
-                    clauses.push(Clause {
-                        pats,
-                        rhs: Rhs::Plain(Expr::new(
-                            E::If(Box::new(guard), Box::new(base), Box::new(step)),
-                            res.clone(),
-                            true,
-                        )),
-                        wheres: vec![],
-                    });
-                }
+                    let done = Box::new(fuel_out(&n));
+                    let e = E::If(done, Box::new(base), Box::new(step));
+                    Rhs::Plain(Expr::new(e, res.clone(), true))
+                };
+                clauses.push(Clause::new(pats, rhs));
             }
             2 => {
                 let Ty::List(el) = &ptys[0] else {
@@ -1757,22 +1726,9 @@ impl Gen {
                 let base = self.expr(&env1.no_rec(), res, depth.min(2));
                 let mut p0 = vec![Pat::new(P::Con("[]".into(), vec![]), ptys[0].clone())];
                 p0.extend(rest_pats.clone());
-                clauses.push(Clause {
-                    pats: p0,
-                    rhs: Rhs::Plain(base),
-                    wheres: vec![],
-                });
-                let rc = Rc::new(RecCtx {
-                    targets: vec![RecTarget {
-                        name: name.to_string(),
-                        args: ptys.to_vec(),
-                        res: res.clone(),
-                        dec_index: 0,
-                        decs: vec![Expr::var(&tl, ptys[0].clone(), true)],
-                    }],
-                    left: Cell::new(2),
-                    used: Cell::new(0),
-                });
+                clauses.push(Clause::new(p0, Rhs::Plain(base)));
+                let tail = Expr::var(&tl, ptys[0].clone(), true);
+                let rc = RecCtx::one(name, ptys, res, vec![tail]);
                 let mut env_r =
                     env1.with_vars(&[(h.clone(), (**el).clone()), (tl.clone(), ptys[0].clone())]);
                 env_r.rec = Some(rc.clone());
@@ -1785,11 +1741,7 @@ impl Gen {
                     ptys[0].clone(),
                 )];
                 p1.extend(rest_pats);
-                clauses.push(Clause {
-                    pats: p1,
-                    rhs: Rhs::Plain(step),
-                    wheres: vec![],
-                });
+                clauses.push(Clause::new(p1, Rhs::Plain(step)));
             }
             _ => {
                 // maybe a first clause with refutable patterns, then a general one
@@ -1808,11 +1760,7 @@ impl Gen {
                         let mut bs = Vec::new();
                         pats.iter().for_each(|p| p.typed_binders(&mut bs));
                         let rhs = self.rhs(&env.with_vars(&bs), res, depth, true);
-                        clauses.push(Clause {
-                            pats,
-                            rhs,
-                            wheres: vec![],
-                        });
+                        clauses.push(Clause::new(pats, rhs));
                     }
                 }
                 let pats: Vec<Pat> = ptys.iter().map(|t| self.pat(t, false, 1)).collect();
@@ -1820,11 +1768,7 @@ impl Gen {
                 pats.iter().for_each(|p| p.typed_binders(&mut bs));
                 let env1 = env.with_vars(&bs);
                 let rhs = self.rhs(&env1, res, depth, false);
-                clauses.push(Clause {
-                    pats,
-                    rhs,
-                    wheres: vec![],
-                });
+                clauses.push(Clause::new(pats, rhs));
             }
         }
         clauses
@@ -1934,15 +1878,7 @@ impl Gen {
                             ty: t.clone(),
                         })
                     };
-                    let bind = Bind::Fun(FunBind {
-                        name: zs.clone(),
-                        sig,
-                        clauses: vec![Clause {
-                            pats: vec![],
-                            rhs: Rhs::Plain(cons),
-                            wheres: vec![],
-                        }],
-                    });
+                    let bind = Bind::value(&zs, sig, cons);
                     let k = Expr::int(self.range(1, 6), Ty::Int);
                     let body = Expr::app(
                         Expr::var("take", opaque(), true),
@@ -1999,7 +1935,7 @@ impl Gen {
                 Some(Expr::new(E::Tuple(es), t.clone(), det))
             }
             Ty::Data(n, args) => Some(self.data_value(env, n, args, d.min(3))),
-            Ty::Fun(a, b) => self.fun_expr(env, a, b, t, d),
+            Ty::Fun(..) => self.fun_expr(env, t, d),
             Ty::Int | Ty::Integer | Ty::Double if self.chance(0.15) => {
                 // read (show e) or read "literal"
                 let s = if self.chance(0.5) {
@@ -2036,60 +1972,22 @@ impl Gen {
                 Some(Expr::new(E::Neg(Box::new(e)), t.clone(), det))
             }
             Ty::Integer if self.chance(0.2) => {
-                let e = self.pick(&["product [1 .. 25]", "2 ^ 100", "3 ^ 41 - 1", "10 ^ 20 + 7"]);
-                let parsed = match e {
-                    "product [1 .. 25]" => {
-                        let r = Expr::new(
-                            E::Range(
-                                Box::new(Expr::int(1, Ty::Integer)),
-                                None,
-                                Some(Box::new(Expr::int(25, Ty::Integer))),
-                            ),
-                            Ty::list(Ty::Integer),
-                            false,
-                        );
-                        Expr::app(
-                            Expr::var("product", opaque(), true),
-                            vec![r],
-                            Ty::Integer,
-                            false,
-                        )
+                // product [1 .. 25], 2 ^ 100, 3 ^ 41 - 1, 10 ^ 20 + 7
+                let n = |k: i64| Expr::int(k, Ty::Integer);
+                let pow =
+                    |b: i64, e: i64| Expr::op("^", n(b), Expr::int(e, Ty::Int), Ty::Integer, false);
+                let offset = |op: &str, a: Expr, k: i64| Expr::op(op, a, n(k), Ty::Integer, false);
+                Some(match self.below(4) {
+                    0 => {
+                        let r = E::Range(Box::new(n(1)), None, Some(Box::new(n(25))));
+                        let r = Expr::new(r, Ty::list(Ty::Integer), false);
+                        let product = Expr::var("product", opaque(), true);
+                        Expr::app(product, vec![r], Ty::Integer, false)
                     }
-                    "2 ^ 100" => Expr::op(
-                        "^",
-                        Expr::int(2, Ty::Integer),
-                        Expr::int(100, Ty::Int),
-                        Ty::Integer,
-                        false,
-                    ),
-                    "3 ^ 41 - 1" => Expr::op(
-                        "-",
-                        Expr::op(
-                            "^",
-                            Expr::int(3, Ty::Integer),
-                            Expr::int(41, Ty::Int),
-                            Ty::Integer,
-                            false,
-                        ),
-                        Expr::int(1, Ty::Integer),
-                        Ty::Integer,
-                        false,
-                    ),
-                    _ => Expr::op(
-                        "+",
-                        Expr::op(
-                            "^",
-                            Expr::int(10, Ty::Integer),
-                            Expr::int(20, Ty::Int),
-                            Ty::Integer,
-                            false,
-                        ),
-                        Expr::int(7, Ty::Integer),
-                        Ty::Integer,
-                        false,
-                    ),
-                };
-                Some(parsed)
+                    1 => pow(2, 100),
+                    2 => offset("-", pow(3, 41), 1),
+                    _ => offset("+", pow(10, 20), 7),
+                })
             }
             Ty::Char if self.chance(0.3) => {
                 // chr (65 + e `mod` 26)
@@ -2114,7 +2012,7 @@ impl Gen {
     }
 
     /// Functions: lambdas, right sections, partial applications (via `call`).
-    fn fun_expr(&mut self, env: &Env, a: &Ty, b: &Ty, t: &Ty, d: u32) -> Option<Expr> {
+    fn fun_expr(&mut self, env: &Env, t: &Ty, d: u32) -> Option<Expr> {
         match self.below(4) {
             0 | 1 => {
                 // \p1 p2 -> body, over as many arguments as the type has (at most 3)
@@ -2130,7 +2028,6 @@ impl Gen {
                     pats.push(p);
                     rt = *b1;
                 }
-                let _ = (a, b);
                 let body = self.expr(&env.with_vars(&bs).no_rec(), &rt, d);
                 Some(Expr::new(E::Lam(pats, Box::new(body)), t.clone(), false))
             }
@@ -2319,15 +2216,7 @@ impl Gen {
                 let vt = self.value_ty(0);
                 let rhs = self.det_expr(&env2, &vt, d.min(2))?;
                 let v = self.fresh("w");
-                quals.push(Qual::Let(vec![Bind::Fun(FunBind {
-                    name: v.clone(),
-                    sig: None,
-                    clauses: vec![Clause {
-                        pats: vec![],
-                        rhs: Rhs::Plain(rhs),
-                        wheres: vec![],
-                    }],
-                })]));
+                quals.push(Qual::Let(vec![Bind::value(&v, None, rhs)]));
                 env2 = env2.with_vars(&[(v, vt)]);
             }
         }
@@ -2364,15 +2253,7 @@ impl Gen {
                 let vt = self.value_ty(0);
                 let rhs = self.det_expr(&env2, &vt, d.min(2))?;
                 let v = self.fresh("w");
-                stmts.push(Stmt::Let(vec![Bind::Fun(FunBind {
-                    name: v.clone(),
-                    sig: None,
-                    clauses: vec![Clause {
-                        pats: vec![],
-                        rhs: Rhs::Plain(rhs),
-                        wheres: vec![],
-                    }],
-                })]));
+                stmts.push(Stmt::Let(vec![Bind::value(&v, None, rhs)]));
                 env2 = env2.with_vars(&[(v, vt)]);
             } else {
                 let st = self.value_ty(1);
@@ -2495,22 +2376,8 @@ impl Gen {
                 let det = body.det;
                 let inner = Expr::op("pseq", Expr::var(&b, tb, true), body, t.clone(), det);
                 let whole = Expr::op("par", Expr::var(&a, ta, true), inner, t.clone(), det);
-                let bind = |n: &str, e: Expr| {
-                    Bind::Fun(FunBind {
-                        name: n.to_string(),
-                        sig: None,
-                        clauses: vec![Clause {
-                            pats: vec![],
-                            rhs: Rhs::Plain(e),
-                            wheres: vec![],
-                        }],
-                    })
-                };
-                Some(Expr::new(
-                    E::Let(vec![bind(&a, ea), bind(&b, eb)], Box::new(whole)),
-                    t.clone(),
-                    det,
-                ))
+                let binds = vec![Bind::value(&a, None, ea), Bind::value(&b, None, eb)];
+                Some(Expr::new(E::Let(binds, Box::new(whole)), t.clone(), det))
             }
             1 => {
                 // runEval (do { a <- rpar e1; b <- rseq e2; return body })
@@ -2609,15 +2476,7 @@ impl Gen {
             3 => {
                 let u = self.fresh("unused");
                 let b = bomb(self, &ut);
-                let bind = Bind::Fun(FunBind {
-                    name: u,
-                    sig: None,
-                    clauses: vec![Clause {
-                        pats: vec![],
-                        rhs: Rhs::Plain(b),
-                        wheres: vec![],
-                    }],
-                });
+                let bind = Bind::value(&u, None, b);
                 Expr::new(E::Let(vec![bind], Box::new(e)), t.clone(), det)
             }
             4 => {
@@ -2683,10 +2542,7 @@ impl Gen {
         }
         let name = self.pick(&free).to_string();
         let poly = self.chance(0.3);
-        let mut env = Env {
-            mult: 1,
-            ..Env::default()
-        };
+        let mut env = Env::top();
         let mut ctx = Vec::new();
         let (a, b, r) = if poly {
             let cs = self.pick(&[
@@ -2747,11 +2603,7 @@ impl Gen {
                 ctx: ctx.iter().map(|(v, c)| (*c, v.clone())).collect(),
                 ty: fty,
             }),
-            clauses: vec![Clause {
-                pats: vec![Pat::var(&x, a), Pat::var(&y, b)],
-                rhs,
-                wheres: vec![],
-            }],
+            clauses: vec![Clause::new(vec![Pat::var(&x, a), Pat::var(&y, b)], rhs)],
         })])
     }
 
@@ -2765,62 +2617,23 @@ impl Gen {
             let t = self.value_ty(2);
             let name = format!("v{k}");
             self.cost = 0;
-            let e = self.expr(
-                &Env {
-                    mult: 1,
-                    ..Env::default()
-                },
-                &t,
-                3,
-            );
+            let e = self.expr(&Env::top(), &t, 3);
             let cost = self.cost.max(1);
-            self.globals.push(Fun {
-                name: name.clone(),
-                ty: t.clone(),
-                ctx: vec![],
-                determining: true,
-                cost,
-                fuel: None,
-            });
-            return vec![Bind::Fun(FunBind {
-                name,
-                sig: Some(Sig { ctx: vec![], ty: t }),
-                clauses: vec![Clause {
-                    pats: vec![],
-                    rhs: Rhs::Plain(e),
-                    wheres: vec![],
-                }],
-            })];
+            self.globals.push(Fun::mono(&name, t.clone(), cost));
+            return vec![Bind::value(&name, Some(Sig { ctx: vec![], ty: t }), e)];
         }
         if kind < 9 {
             // a top-level pattern binding
             let ts = vec![self.value_ty(1), self.value_ty(1)];
             let tt = Ty::Tuple(ts.clone());
-            let env = Env {
-                mult: 1,
-                ..Env::default()
-            };
+            let env = Env::top();
             self.cost = 0;
             if let Some(e) = self.det_expr(&env, &tt, 3) {
                 let cost = self.cost.max(1);
                 let a = format!("p{k}");
                 let b = format!("q{k}");
-                self.globals.push(Fun {
-                    name: a.clone(),
-                    ty: ts[0].clone(),
-                    ctx: vec![],
-                    determining: true,
-                    cost,
-                    fuel: None,
-                });
-                self.globals.push(Fun {
-                    name: b.clone(),
-                    ty: ts[1].clone(),
-                    ctx: vec![],
-                    determining: true,
-                    cost,
-                    fuel: None,
-                });
+                self.globals.push(Fun::mono(&a, ts[0].clone(), cost));
+                self.globals.push(Fun::mono(&b, ts[1].clone(), cost));
                 return vec![Bind::Pat(
                     Pat::new(
                         P::Tuple(vec![
@@ -2843,10 +2656,7 @@ impl Gen {
         }
         let name = format!("f{k}");
         let poly = self.chance(0.4);
-        let mut env = Env {
-            mult: 1,
-            ..Env::default()
-        };
+        let mut env = Env::top();
         let mut ctx: Vec<(String, Class)> = Vec::new();
         let mut tvars: Vec<String> = Vec::new();
         if poly {
@@ -2928,7 +2738,7 @@ impl Gen {
             let recs: Vec<String> = self
                 .datas
                 .iter()
-                .filter(|(n, d)| d.cons.iter().any(|(c, _)| self.cons[c].2) && !n.is_empty())
+                .filter(|(_, d)| d.cons.iter().any(|(c, _)| self.cons[c].2))
                 .map(|(n, _)| n.clone())
                 .collect();
             if !recs.is_empty() {
@@ -3014,12 +2824,7 @@ impl Gen {
             unreachable!()
         };
         let info = self.datas[dn].clone();
-        let s: BTreeMap<String, Ty> = info
-            .params
-            .iter()
-            .cloned()
-            .zip(args.iter().cloned())
-            .collect();
+        let s = params_to(&info.params, args);
         let mut rest_pats = Vec::new();
         let mut vars = Vec::new();
         for t in &ptys[1..] {
@@ -3045,27 +2850,13 @@ impl Gen {
             let rhs = if decs.is_empty() {
                 self.expr(&env1, res, depth.min(2))
             } else {
-                let rc = Rc::new(RecCtx {
-                    targets: vec![RecTarget {
-                        name: name.to_string(),
-                        args: ptys.to_vec(),
-                        res: res.clone(),
-                        dec_index: 0,
-                        decs,
-                    }],
-                    left: Cell::new(2),
-                    used: Cell::new(0),
-                });
+                let rc = RecCtx::one(name, ptys, res, decs);
                 env1.rec = Some(rc.clone());
                 self.rec_body(&env1, &rc, res, depth)
             };
             let mut pats = vec![Pat::new(P::Con(c.clone(), sub), ptys[0].clone())];
             pats.extend(rest_pats.clone());
-            clauses.push(Clause {
-                pats,
-                rhs: Rhs::Plain(rhs),
-                wheres: vec![],
-            });
+            clauses.push(Clause::new(pats, Rhs::Plain(rhs)));
         }
         clauses
     }
@@ -3084,15 +2875,6 @@ impl Gen {
             let res = self.value_ty(1);
             sigs.push((ptys, res));
         }
-        let dec = |n: &str| {
-            Expr::op(
-                "-",
-                Expr::var(n, Ty::Int, true),
-                Expr::int(1, Ty::Int),
-                Ty::Int,
-                true,
-            )
-        };
         let mut binds = Vec::new();
         let mut costs = Vec::new();
         for i in 0..2 {
@@ -3105,11 +2887,7 @@ impl Gen {
                 pats.push(Pat::var(&v, t.clone()));
                 vars.push((v, t.clone()));
             }
-            let env = Env {
-                mult: 1,
-                vars,
-                ..Env::default()
-            };
+            let env = Env { vars, ..Env::top() };
             self.cost = 0;
             let base = self.expr(&env, &res, 2);
             let other = 1 - i;
@@ -3119,15 +2897,13 @@ impl Gen {
                         name: names[other].clone(),
                         args: sigs[other].0.clone(),
                         res: sigs[other].1.clone(),
-                        dec_index: 0,
-                        decs: vec![dec(&n)],
+                        decs: vec![fuel_less(&n)],
                     },
                     RecTarget {
                         name: names[i].clone(),
                         args: ptys.clone(),
                         res: res.clone(),
-                        dec_index: 0,
-                        decs: vec![dec(&n)],
+                        decs: vec![fuel_less(&n)],
                     },
                 ],
                 left: Cell::new(1),
@@ -3151,7 +2927,7 @@ impl Gen {
                 None => {
                     // the other's result, observed through a let
                     let r = self.fresh("r");
-                    let mut args = vec![dec(&n)];
+                    let mut args = vec![fuel_less(&n)];
                     for t in &sigs[other].0[1..] {
                         args.push(self.expr(&env, t, 1));
                     }
@@ -3167,40 +2943,18 @@ impl Gen {
                     );
                     let env2 = env.with_vars(&[(r.clone(), sigs[other].1.clone())]);
                     let body = self.expr(&env2, &res, 2);
-                    let bind = Bind::Fun(FunBind {
-                        name: r,
-                        sig: None,
-                        clauses: vec![Clause {
-                            pats: vec![],
-                            rhs: Rhs::Plain(call),
-                            wheres: vec![],
-                        }],
-                    });
+                    let bind = Bind::value(&r, None, call);
                     Expr::new(E::Let(vec![bind], Box::new(body)), res.clone(), true)
                 }
             };
             costs.push(self.cost.max(1));
-            let guard = Expr::op(
-                "<=",
-                Expr::var(&n, Ty::Int, true),
-                Expr::int(0, Ty::Int),
-                Ty::Bool,
-                true,
-            );
             binds.push(Bind::Fun(FunBind {
                 name: names[i].clone(),
                 sig: Some(Sig {
                     ctx: vec![],
                     ty: Ty::funs(&ptys, res.clone()),
                 }),
-                clauses: vec![Clause {
-                    pats,
-                    rhs: Rhs::Guarded(vec![
-                        (guard, base),
-                        (Expr::var("otherwise", Ty::Bool, true), step),
-                    ]),
-                    wheres: vec![],
-                }],
+                clauses: vec![Clause::new(pats, fuel_guards(&n, base, step))],
             }));
         }
         let cost = (costs[0] + costs[1]) * 12;
@@ -3287,10 +3041,7 @@ impl Gen {
 
     fn main_stmts(&mut self, expect_error: bool, decls: &mut Vec<Bind>) -> Vec<Stmt> {
         let mut stmts = Vec::new();
-        let mut env = Env {
-            mult: 1,
-            ..Env::default()
-        };
+        let mut env = Env::top();
         let globals = self.globals.clone();
         for g in &globals {
             let calls = if g.ctx.is_empty() && !g.ty.has_vars() {
@@ -3311,15 +3062,7 @@ impl Gen {
                 let vt = self.value_ty(1);
                 let v = self.fresh("r");
                 if let Some(e) = self.det_expr(&env, &vt, 3) {
-                    stmts.push(Stmt::Let(vec![Bind::Fun(FunBind {
-                        name: v.clone(),
-                        sig: None,
-                        clauses: vec![Clause {
-                            pats: vec![],
-                            rhs: Rhs::Plain(e),
-                            wheres: vec![],
-                        }],
-                    })]));
+                    stmts.push(Stmt::Let(vec![Bind::value(&v, None, e)]));
                     env.vars.push((v, vt));
                 }
                 continue;
@@ -3483,16 +3226,14 @@ impl Gen {
                         ty: Ty::fun(Ty::Int, Ty::string()),
                     }),
                     clauses: vec![
-                        Clause {
-                            pats: vec![Pat::new(P::Lit(Lit::Num("0".into())), Ty::Int)],
-                            rhs: Rhs::Plain(Expr::str("zero")),
-                            wheres: vec![],
-                        },
-                        Clause {
-                            pats: vec![Pat::new(P::Lit(Lit::Num("1".into())), Ty::Int)],
-                            rhs: Rhs::Plain(Expr::str("one")),
-                            wheres: vec![],
-                        },
+                        Clause::new(
+                            vec![Pat::new(P::Lit(Lit::Num("0".into())), Ty::Int)],
+                            Rhs::Plain(Expr::str("zero")),
+                        ),
+                        Clause::new(
+                            vec![Pat::new(P::Lit(Lit::Num("1".into())), Ty::Int)],
+                            Rhs::Plain(Expr::str("one")),
+                        ),
                     ],
                 }));
                 let e = Expr::app(
@@ -3538,6 +3279,26 @@ fn mentions(e: &Expr, name: &str) -> bool {
         }
     });
     found
+}
+
+/// `n - 1`
+fn fuel_less(n: &str) -> Expr {
+    let n = Expr::var(n, Ty::Int, true);
+    Expr::op("-", n, Expr::int(1, Ty::Int), Ty::Int, true)
+}
+
+/// `n <= 0`
+fn fuel_out(n: &str) -> Expr {
+    let n = Expr::var(n, Ty::Int, true);
+    Expr::op("<=", n, Expr::int(0, Ty::Int), Ty::Bool, true)
+}
+
+/// `| n <= 0 = base | otherwise = step`
+fn fuel_guards(n: &str, base: Expr, step: Expr) -> Rhs {
+    Rhs::Guarded(vec![
+        (fuel_out(n), base),
+        (Expr::var("otherwise", Ty::Bool, true), step),
+    ])
 }
 
 fn lib_fun(l: &LibFn) -> Fun {

@@ -11,9 +11,7 @@
 use clap::{Parser, Subcommand};
 use gph_gen::driver::{corpus, run_check, Settings};
 use gph_gen::{check, gen, print};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 #[derive(Parser)]
 #[command(about = "Random well-typed gph programs, checked against GHC")]
@@ -100,11 +98,9 @@ fn main() {
                 gph,
                 oracle,
                 keep,
-                shrink: !no_shrink,
                 shrink_budget,
-                shrink_max,
+                shrink_max: if no_shrink { 0 } else { shrink_max },
                 batch,
-                shrunk: Mutex::new(BTreeMap::new()),
             });
             std::process::exit(if ok { 0 } else { 1 });
         }

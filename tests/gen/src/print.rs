@@ -113,7 +113,6 @@ impl<'a> Printer<'a> {
 
     fn own_prec(&self, e: &Expr) -> i32 {
         match &e.kind {
-            E::Lit(Lit::Num(n)) | E::Lit(Lit::Frac(n)) if n.starts_with('-') => 11,
             E::Var(_) | E::Con(_) | E::Lit(_) | E::Tuple(_) | E::List(_) | E::Range(..) => 11,
             E::Comp(..) | E::SectionR(..) | E::Neg(_) => 11,
             E::App(f, args) => match &f.kind {
@@ -249,42 +248,27 @@ impl<'a> Printer<'a> {
                 self.t(")");
             }
             E::Lam(ps, body) => {
-                // `\~p` would lex as the operator `\~`
-                let lazy = ps
-                    .first()
-                    .is_some_and(|p| pat_str(p, true).starts_with('~'));
-                self.t(if lazy { "\\ " } else { "\\" });
-                for (i, p) in ps.iter().enumerate() {
-                    if i > 0 {
-                        self.t(" ");
-                    }
-                    self.pat(p, true);
+                let ps = pats_str(ps, true, " ");
+                // `\~p` and `\!p` would lex as the operators `\~` and `\!`
+                if ps.starts_with(['~', '!']) {
+                    self.t("\\ ");
+                } else {
+                    self.t("\\");
                 }
+                self.t(&ps);
                 self.t(" -> ");
                 self.expr(body, Ctx::Top, ind);
             }
             E::Let(bs, body) => {
                 if multi {
-                    self.t("let ");
-                    let c = self.col();
-                    for (i, b) in bs.iter().enumerate() {
-                        if i > 0 {
-                            self.nl(c);
-                        }
-                        self.bind_ml(b, c, true);
-                    }
+                    self.let_layout(bs, true);
                     self.nl(ind);
                     self.t("in ");
                     self.expr_ml(body, Ctx::Top, ind + 2, true);
                 } else {
                     // `let a = 1; b = 2 in e`: the implicit block ends at `in`
                     self.t("let ");
-                    for (i, b) in bs.iter().enumerate() {
-                        if i > 0 {
-                            self.t("; ");
-                        }
-                        self.bind(b, 0);
-                    }
+                    self.binds_flat(bs);
                     self.t(" in ");
                     self.expr(body, Ctx::Top, ind);
                 }
@@ -326,30 +310,8 @@ impl<'a> Printer<'a> {
                     self.t(" }");
                 }
             }
-            E::Tuple(es) => {
-                self.t("(");
-                for (i, x) in es.iter().enumerate() {
-                    if i > 0 {
-                        self.t(",");
-                        let w = self.flat(x, Ctx::Top).len();
-                        self.space_or_break(w, ind);
-                    }
-                    self.expr(x, Ctx::Top, ind);
-                }
-                self.t(")");
-            }
-            E::List(es) => {
-                self.t("[");
-                for (i, x) in es.iter().enumerate() {
-                    if i > 0 {
-                        self.t(",");
-                        let w = self.flat(x, Ctx::Top).len();
-                        self.space_or_break(w, ind);
-                    }
-                    self.expr(x, Ctx::Top, ind);
-                }
-                self.t("]");
-            }
+            E::Tuple(es) => self.items("(", es, ")", ind),
+            E::List(es) => self.items("[", es, "]", ind),
             E::Range(a, b, c) => {
                 self.t("[");
                 self.expr(a, Ctx::Top, ind);
@@ -417,18 +379,50 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn let_flat(&mut self, bs: &[Bind]) {
-        let saved = self.oneline;
-        self.oneline = true;
-        self.t("let { ");
+    /// `open e1, e2, ... close`, breaking long lines after a comma.
+    fn items(&mut self, open: &str, es: &[Expr], close: &str, ind: usize) {
+        self.t(open);
+        for (i, x) in es.iter().enumerate() {
+            if i > 0 {
+                self.t(",");
+                let w = self.flat(x, Ctx::Top).len();
+                self.space_or_break(w, ind);
+            }
+            self.expr(x, Ctx::Top, ind);
+        }
+        self.t(close);
+    }
+
+    /// `b1; b2; ...` on one line.
+    fn binds_flat(&mut self, bs: &[Bind]) {
         for (i, b) in bs.iter().enumerate() {
             if i > 0 {
                 self.t("; ");
             }
             self.bind(b, 0);
         }
+    }
+
+    /// `let { b1; b2 }`: a `let` statement or qualifier on one line.
+    fn let_flat(&mut self, bs: &[Bind]) {
+        let saved = self.oneline;
+        self.oneline = true;
+        self.t("let { ");
+        self.binds_flat(bs);
         self.t(" }");
         self.oneline = saved;
+    }
+
+    /// `let b1` with the other bindings below `b1`, at its column.
+    fn let_layout(&mut self, bs: &[Bind], ml: bool) {
+        self.t("let ");
+        let c = self.col();
+        for (i, b) in bs.iter().enumerate() {
+            if i > 0 {
+                self.nl(c);
+            }
+            self.bind_ml(b, c, ml);
+        }
     }
 
     fn binop(&mut self, n: &str, a: &Expr, b: &Expr, ind: usize) {
@@ -511,14 +505,7 @@ impl<'a> Printer<'a> {
                 if self.oneline {
                     self.let_flat(bs);
                 } else {
-                    self.t("let ");
-                    let c = self.col();
-                    for (i, b) in bs.iter().enumerate() {
-                        if i > 0 {
-                            self.nl(c);
-                        }
-                        self.bind_ml(b, c, ml);
-                    }
+                    self.let_layout(bs, ml);
                 }
             }
         }
@@ -576,12 +563,7 @@ impl<'a> Printer<'a> {
                             // contexts; the generator only puts where
                             // clauses on bindings printed over lines.
                             self.t(" where { ");
-                            for (i, w) in c.wheres.iter().enumerate() {
-                                if i > 0 {
-                                    self.t("; ");
-                                }
-                                self.bind(w, 0);
-                            }
+                            self.binds_flat(&c.wheres);
                             self.t(" }");
                         } else {
                             self.nl(col + 2);
@@ -617,6 +599,14 @@ pub fn show_sig(s: &Sig) -> String {
     }
 }
 
+/// Patterns joined by `sep`.
+fn pats_str(ps: &[Pat], arg: bool, sep: &str) -> String {
+    ps.iter()
+        .map(|p| pat_str(p, arg))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
 fn pat_str(p: &Pat, arg: bool) -> String {
     let paren = |s: String| if arg { format!("({s})") } else { s };
     match &p.kind {
@@ -636,28 +626,9 @@ fn pat_str(p: &Pat, arg: bool) -> String {
             n,
             pat_str(&ps[1], true)
         )),
-        P::Con(n, ps) => paren(format!(
-            "{} {}",
-            n,
-            ps.iter()
-                .map(|p| pat_str(p, true))
-                .collect::<Vec<_>>()
-                .join(" ")
-        )),
-        P::Tuple(ps) => format!(
-            "({})",
-            ps.iter()
-                .map(|p| pat_str(p, false))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        P::List(ps) => format!(
-            "[{}]",
-            ps.iter()
-                .map(|p| pat_str(p, false))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        P::Con(n, ps) => paren(format!("{n} {}", pats_str(ps, true, " "))),
+        P::Tuple(ps) => format!("({})", pats_str(ps, false, ", ")),
+        P::List(ps) => format!("[{}]", pats_str(ps, false, ", ")),
         P::As(n, q) => format!("{n}@{}", pat_str(q, true)),
         P::Lazy(q) => format!("~{}", pat_str(q, true)),
     }
@@ -724,12 +695,7 @@ fn imports(p: &Program) -> BTreeMap<&'static str, BTreeSet<String>> {
             used.entry(m).or_default().insert(name.clone());
         }
     };
-    for b in &p.decls {
-        b.walk(&mut visit);
-    }
-    for s in &p.main {
-        s.walk(&mut visit);
-    }
+    p.walk(&mut visit);
     used
 }
 

@@ -8,7 +8,7 @@ use crate::ast::*;
 use crate::check::{self, Config, Expected, Failure, OracleResult};
 use crate::driver::Settings;
 use crate::print::print_program;
-use crate::ty::{Class, Ty};
+use crate::ty::{params_to, Class, Ty};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -156,7 +156,6 @@ fn candidates(p: &Program) -> Vec<Program> {
         out.push(q);
     }
     // data types nobody mentions, fixities, deriving clauses
-    let text = print_program(p);
     for i in (0..p.datas.len()).rev() {
         let mut q = p.clone();
         let d = q.datas.remove(i);
@@ -213,7 +212,6 @@ fn candidates(p: &Program) -> Vec<Program> {
             out.push(q);
         }
     }
-    let _ = text;
     // clauses, guards and where bindings of top-level functions
     for i in 0..p.decls.len() {
         if let Bind::Fun(fb) = &p.decls[i] {
@@ -270,28 +268,21 @@ fn candidates(p: &Program) -> Vec<Program> {
         }
         for r in replacements(&e, &datas) {
             let mut q = p.clone();
-            replace_nth(&mut q, idx, r);
+            edit_nth(&mut q, idx, |x| *x = r);
             out.push(q);
         }
-        // a let or where binding less
+        // a let binding less
         if let E::Let(bs, _) = &e.kind {
             for j in 0..bs.len() {
                 let mut q = p.clone();
-                let mut n = 0;
-                q.walk_mut(&mut |x| {
-                    if n == idx {
-                        if let E::Let(bs, body) = &mut x.kind {
-                            if bs.len() > 1 {
-                                bs.remove(j);
-                            } else {
-                                *x = (**body).clone();
-                            }
+                edit_nth(&mut q, idx, |x| {
+                    if let E::Let(bs, body) = &mut x.kind {
+                        if bs.len() > 1 {
+                            bs.remove(j);
+                        } else {
+                            *x = (**body).clone();
                         }
-                        n += 1;
-                        return false;
                     }
-                    n += 1;
-                    true
                 });
                 out.push(q);
             }
@@ -318,19 +309,21 @@ fn mentions_word(text: &str, w: &str) -> bool {
     false
 }
 
-fn replace_nth(p: &mut Program, idx: usize, r: Expr) {
+/// Applies `f` to expression number `idx` of the program (in the order of
+/// `Program::walk`).
+fn edit_nth(p: &mut Program, idx: usize, f: impl FnOnce(&mut Expr)) {
     let mut n = 0;
-    let mut r = Some(r);
+    let mut f = Some(f);
     p.walk_mut(&mut |x| {
-        if n == idx {
-            if let Some(r) = r.take() {
-                *x = r;
-            }
-            n += 1;
-            return false;
-        }
+        let this = n;
         n += 1;
-        true
+        if this != idx {
+            return true;
+        }
+        if let Some(f) = f.take() {
+            f(x);
+        }
+        false
     });
 }
 
@@ -405,8 +398,7 @@ fn simple(t: &Ty, datas: &BTreeMap<String, DataDecl>, depth: u32) -> Option<Expr
         Ty::Data(n, args) => {
             let d = datas.get(n)?;
             let c = &d.cons[0];
-            let s: BTreeMap<String, Ty> =
-                d.params.iter().cloned().zip(args.iter().cloned()).collect();
+            let s = params_to(&d.params, args);
             let es: Vec<Expr> = c
                 .fields
                 .iter()

@@ -145,6 +145,11 @@ impl Ty {
     }
 }
 
+/// The substitution of `args` for a type's parameters.
+pub fn params_to(params: &[String], args: &[Ty]) -> BTreeMap<String, Ty> {
+    params.iter().cloned().zip(args.iter().cloned()).collect()
+}
+
 /// One-way matching: binds the variables of `pat` that are keys of `s` (or
 /// unbound scheme variables, those starting with '?') so that `pat` becomes
 /// `target`. Variables of `target` are rigid constants.
