@@ -255,13 +255,15 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     let remote = pes[1].ga().remote(h_info(pes[1].heap().hdr(fm))).clone();
     assert_eq!(pes[0].ga().owned_node(remote.ga.slot), Some(x));
 
-    // A thread on PE1 enters the FetchMe: it blocks, and PE1 sends a FETCH.
+    // A thread on PE1 enters the FetchMe: it blocks, and PE1 sends a FETCH;
+    // left without work, it also goes fishing.
     pes[1].spawn(l.spark_entry, &[fm]);
     assert!(matches!(pes[1].step(None).unwrap(), Step::Ran(_)));
     assert_eq!(pes[1].stats().fetches, 1);
     assert_eq!(pes[1].blocked_threads(), 1);
     let out = take(&mut pes, 1);
-    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[1].msg.kind(), Kind::Fish, "{out:?}");
     assert_eq!(out[0].to, 0);
     let Message::Fetch { target, reply, .. } = out[0].msg else {
         panic!("not a FETCH: {:?}", out[0])

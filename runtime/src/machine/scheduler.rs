@@ -194,7 +194,13 @@ impl Pe<'_, '_> {
             runnable: self.run_queue.len(),
             sparks: self.sparks.len(),
         };
-        if self.policy.fish_early(load) {
+        // A PE left without work (its threads wait, say for FETCHes) is
+        // idle: it fishes now, not at its next idle step, which comes only
+        // with a message. Else a PE whose one thread waits for data asks
+        // for its next spark only when the data has come, and drops the
+        // data between sparks: matmult 250 on 2 threads PEs re-fetched the
+        // columns for each row (4,000 FETCHes, 1.6 s; 400 and 0.8 s now).
+        if self.policy.fish_early(load) || !self.has_work() {
             self.go_fishing();
         }
         Ok(ran)
