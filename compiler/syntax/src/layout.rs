@@ -418,10 +418,16 @@ impl Layout {
                 if let Some(Ctx::Implicit {
                     in_guard,
                     plain_rhs,
+                    kind,
                     ..
                 }) = self.stack.last_mut()
                 {
-                    if *tok != Tok::Bar && !*in_guard {
+                    // (Only a case alternative's right-hand side follows
+                    // `->`; elsewhere it is a type's or a lambda's arrow:
+                    // `let f :: Show t => Int -> t -> Int; f n x = 0 in ..`
+                    // in a guard lost its binding to the second arrow.)
+                    let rhs = *tok == Tok::Equals || *kind == BlockKind::Of;
+                    if *tok != Tok::Bar && !*in_guard && rhs {
                         *plain_rhs = true;
                     }
                     *in_guard = *tok == Tok::Bar;
