@@ -71,6 +71,7 @@ use crate::types::elab::{self, Binding, Dict, Name, Pat, Rhs, RhsBody, Stmt};
 use crate::types::ty::Global;
 use gph_syntax::lexer::Sym;
 use gph_syntax::{Diagnostic, SourceMap, Span};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug)]
@@ -1002,8 +1003,7 @@ impl<'s> Desugar<'s> {
                 // One alternative per distinct literal, in order of appearance.
                 // Found through an index: 5,000 literals compared with
                 // each other were quadratic.
-                let mut order: Vec<Lit> = Vec::new();
-                let mut groups: Vec<Vec<Row>> = Vec::new();
+                let mut groups: Vec<(Lit, Vec<Row>)> = Vec::new();
                 let mut index: HashMap<String, usize> = HashMap::new();
                 for mut r in block {
                     let Pat::Lit(l, _) = r.pats.remove(0) else {
@@ -1013,18 +1013,16 @@ impl<'s> Desugar<'s> {
                         Expr::Lit(l) => l,
                         _ => unreachable!("primitive literal pattern"),
                     };
-                    match index.get(&lit_key(&l)) {
-                        Some(&k) => groups[k].push(r),
-                        None => {
-                            index.insert(lit_key(&l), order.len());
-                            order.push(l);
-                            groups.push(vec![r]);
+                    match index.entry(lit_key(&l)) {
+                        Entry::Occupied(k) => groups[*k.get()].1.push(r),
+                        Entry::Vacant(k) => {
+                            k.insert(groups.len());
+                            groups.push((l, vec![r]));
                         }
                     }
                 }
-                let alts = order
+                let alts = groups
                     .into_iter()
-                    .zip(groups)
                     .map(|(l, rows)| Alt {
                         con: AltCon::Lit(l),
                         vars: vec![],

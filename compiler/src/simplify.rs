@@ -462,24 +462,29 @@ impl Simp {
         None
     }
 
-    /// [`occurrences`] charged to the work budget; `None` (and no more
-    /// inlining) once the budget is spent.
-    fn occurrences(&mut self, e: &Expr, v: u32) -> Option<(usize, bool)> {
+    /// Whether inlining may go on: fuel left, and work budget.
+    fn may_inline(&self) -> bool {
+        self.fuel > 0 && self.work < self.budget
+    }
+
+    /// A bounded look (`occurrences_within`, `live_bindings_within`) on
+    /// what is left of the work budget, charged to it.
+    fn charged<T>(&mut self, look: impl FnOnce(&mut usize) -> T) -> T {
         let mut left = self.budget.saturating_sub(self.work);
-        let r = occurrences_within(e, v, &mut left);
+        let r = look(&mut left);
         self.work = self.budget - left;
-        if r.is_none() {
-            self.fuel = 0;
-        }
         r
+    }
+
+    /// [`occurrences`] charged to the work budget; `None` once the budget
+    /// is spent.
+    fn occurrences(&mut self, e: &Expr, v: u32) -> Option<(usize, bool)> {
+        self.charged(|left| occurrences_within(e, v, left))
     }
 
     fn expr(&mut self, e: &Expr, env: &Env) -> Expr {
         gph_syntax::stack::guard();
         self.work += 1;
-        if self.work >= self.budget {
-            self.fuel = 0;
-        }
         match e {
             Expr::Local(v) => match env.subst.get(&v.id) {
                 Some(x) => x.clone(),
@@ -541,7 +546,7 @@ impl Simp {
             }
             f => f,
         };
-        if self.fuel == 0 || self.depth > 40 {
+        if !self.may_inline() || self.depth > 40 {
             return Expr::App(Box::new(f), args);
         }
         match f {
@@ -787,7 +792,7 @@ impl Simp {
                 if n == 0 {
                     return body;
                 }
-                if n == 1 && !under_lam && self.fuel > 0 {
+                if n == 1 && !under_lam && self.may_inline() {
                     self.fuel -= 1;
                     let is_lam = matches!(rhs, Expr::Lam(..));
                     // Moved, not copied: a copy of each failure
@@ -822,9 +827,7 @@ impl Simp {
                     .map(|(v, r)| (v.clone(), self.expr(r, &env2)))
                     .collect();
                 let body = self.expr(&body, &env2);
-                let mut left = self.budget.saturating_sub(self.work);
-                let bs = live_bindings_within(bs, &body, &mut left);
-                self.work = self.budget - left;
+                let bs = self.charged(|left| live_bindings_within(bs, &body, left));
                 if bs.is_empty() {
                     return body;
                 }
@@ -1176,8 +1179,6 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
                         m.insert(v.id, Expr::Global(n.clone()));
                         level.push((n, rhs));
                     }
-                    // The binding's own name first keeps the order readable.
-                    level.sort_by_key(|(n, _)| if *n == name { 0 } else { 1 });
                     levels.push(level);
                     e = *body;
                     if own_var.is_some() {
@@ -1194,6 +1195,7 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
                 for level in levels.into_iter().rev() {
                     new.extend(level.into_iter().map(|(n, rhs)| (n, substitute(&rhs, &m))));
                 }
+                // (The binding's own name first keeps the order readable.)
                 new.sort_by_key(|(n, _)| if *n == name { 0 } else { 1 });
                 work.extend(
                     new.into_iter()

@@ -56,7 +56,8 @@ enum Ctx {
         col: usize,
         kind: BlockKind,
         in_guard: bool,
-        /// The current item has a plain right-hand side (`=` or `->` seen with no guard).
+        /// The current item has a plain right-hand side (`=`, or in a case
+        /// alternative `->`, seen with no guard).
         plain_rhs: bool,
     },
     /// A block opened by an explicit `{` after a layout keyword.
@@ -69,6 +70,22 @@ enum Ctx {
     Case,
     /// A lambda waiting for its `->`.
     Lambda,
+}
+
+impl Ctx {
+    /// A new item of a block (after a `;`, virtual or not): no guard, no
+    /// right-hand side yet.
+    fn start_item(&mut self) {
+        if let Ctx::Implicit {
+            in_guard,
+            plain_rhs,
+            ..
+        } = self
+        {
+            *in_guard = false;
+            *plain_rhs = false;
+        }
+    }
 }
 
 struct Layout {
@@ -157,15 +174,7 @@ impl Layout {
             };
             if col == m {
                 if !matches!(tok.tok, Tok::Then | Tok::Else) {
-                    if let Ctx::Implicit {
-                        in_guard,
-                        plain_rhs,
-                        ..
-                    } = &mut self.stack[i]
-                    {
-                        *in_guard = false;
-                        *plain_rhs = false;
-                    }
+                    self.stack[i].start_item();
                     self.virt(Tok::VSemi, tok.span);
                 }
                 return;
@@ -404,14 +413,8 @@ impl Layout {
             }
             // An explicit `;` starts a new item, as a virtual one does.
             Tok::Semi => {
-                if let Some(Ctx::Implicit {
-                    in_guard,
-                    plain_rhs,
-                    ..
-                }) = self.stack.last_mut()
-                {
-                    *in_guard = false;
-                    *plain_rhs = false;
+                if let Some(c) = self.stack.last_mut() {
+                    c.start_item();
                 }
             }
             Tok::Bar | Tok::Equals | Tok::RArrow => {

@@ -199,7 +199,8 @@ impl Pe<'_, '_> {
         // with a message. Else a PE whose one thread waits for data asks
         // for its next spark only when the data has come, and drops the
         // data between sparks: matmult 250 on 2 threads PEs re-fetched the
-        // columns for each row (4,000 FETCHes, 1.6 s; 400 and 0.8 s now).
+        // columns for each row (1,700-4,900 FETCHes, 1.2-1.7 s; 300-600 and
+        // 0.9 s now).
         if self.policy.fish_early(load) || !self.has_work() {
             self.go_fishing();
         }

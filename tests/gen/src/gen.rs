@@ -49,6 +49,31 @@ impl Fun {
             fuel: None,
         }
     }
+
+    /// The scheme of a declared function of type `ty`: its type variables
+    /// `quantified` and those of its context `ctx` become `?`-variables.
+    fn scheme<'v>(
+        name: &str,
+        ty: &Ty,
+        quantified: impl IntoIterator<Item = &'v String>,
+        ctx: &[(String, Class)],
+        determining: bool,
+        cost: u64,
+        fuel: Option<usize>,
+    ) -> Fun {
+        let q: BTreeMap<String, Ty> = quantified
+            .into_iter()
+            .map(|v| (v.clone(), Ty::Var(format!("?{v}"))))
+            .collect();
+        Fun {
+            name: name.to_string(),
+            ty: ty.subst(&q),
+            ctx: ctx.iter().map(|(v, c)| (format!("?{v}"), *c)).collect(),
+            determining,
+            cost,
+            fuel,
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -1657,18 +1682,7 @@ impl Gen {
             body_cost
         };
         // the scheme: the local type variable is quantified
-        let mut q = BTreeMap::new();
-        if let Some(v) = &tv {
-            q.insert(v.clone(), Ty::Var(format!("?{v}")));
-        }
-        let f = Fun {
-            name: name.clone(),
-            ty: fty.subst(&q),
-            ctx: ctx.iter().map(|(v, c)| (format!("?{v}"), *c)).collect(),
-            determining: with_sig,
-            cost,
-            fuel,
-        };
+        let f = Fun::scheme(&name, &fty, &tv, &ctx, with_sig, cost, fuel);
         (Bind::Fun(FunBind { name, sig, clauses }), f)
     }
 
@@ -2588,15 +2602,8 @@ impl Gen {
             op: name.clone(),
         });
         let fty = Ty::funs(&[a.clone(), b.clone()], r);
-        let q: BTreeMap<String, Ty> = [("a".to_string(), Ty::var("?a"))].into_iter().collect();
-        self.globals.push(Fun {
-            name: name.clone(),
-            ty: fty.subst(&q),
-            ctx: ctx.iter().map(|(v, c)| (format!("?{v}"), *c)).collect(),
-            determining: true,
-            cost,
-            fuel: None,
-        });
+        let f = Fun::scheme(&name, &fty, &["a".to_string()], &ctx, true, cost, None);
+        self.globals.push(f);
         Some(vec![Bind::Fun(FunBind {
             name,
             sig: Some(Sig {
@@ -2783,19 +2790,9 @@ impl Gen {
             1 => body_cost * 12,
             _ => body_cost * 20,
         };
-        let q: BTreeMap<String, Ty> = tvars
-            .iter()
-            .map(|v| (v.clone(), Ty::Var(format!("?{v}"))))
-            .collect();
         let with_sig = poly || self.chance(0.9);
-        self.globals.push(Fun {
-            name: name.clone(),
-            ty: fty.subst(&q),
-            ctx: ctx.iter().map(|(v, c)| (format!("?{v}"), *c)).collect(),
-            determining: with_sig,
-            cost,
-            fuel,
-        });
+        let f = Fun::scheme(&name, &fty, &tvars, &ctx, with_sig, cost, fuel);
+        self.globals.push(f);
         vec![Bind::Fun(FunBind {
             name,
             sig: if with_sig {
