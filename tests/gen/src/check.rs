@@ -200,28 +200,70 @@ pub fn oracle(oracle: &Path, file: &Path) -> OracleResult {
     }
 }
 
-/// Does GHC type-check the program? (`ghc -fno-code`, with the oracle's
-/// shim modules: a second, not a compilation.) Used while shrinking.
-pub fn ghc_typechecks(oracle: &Path, file: &Path, scratch: &Path) -> bool {
+/// A `ghc` command with the gph-only modules the oracle gives GHC (its
+/// `../ghc-shim`) on the search path.
+pub fn ghc(oracle: &Path) -> Command {
     let shim = oracle
         .parent()
         .map(|d| d.join("../ghc-shim"))
         .unwrap_or_default();
+    let mut c = Command::new("ghc");
+    c.arg(format!("-i{}", shim.display()));
+    c
+}
+
+/// The program as `scratch/Main.hs`, for GHC.
+fn main_hs(file: &Path, scratch: &Path) -> Option<PathBuf> {
     let _ = std::fs::create_dir_all(scratch);
     let main = scratch.join("Main.hs");
-    if std::fs::copy(file, &main).is_err() {
+    std::fs::copy(file, &main).ok().map(|_| main)
+}
+
+/// Does GHC type-check the program? (`ghc -fno-code`, with the oracle's
+/// shim modules: a second, not a compilation.) Used while shrinking.
+pub fn ghc_typechecks(oracle: &Path, file: &Path, scratch: &Path) -> bool {
+    let Some(main) = main_hs(file, scratch) else {
         return false;
-    }
+    };
     let out = run(
-        Command::new("ghc")
+        ghc(oracle)
             .arg("-fno-code")
-            .arg(format!("-i{}", shim.display()))
             .arg("-outputdir")
             .arg(scratch.join("o"))
             .arg(&main),
         Duration::from_secs(120),
     );
     out.status == Some(0)
+}
+
+/// What the program does compiled by GHC *without* optimisation (the
+/// oracle compiles with -O1). Where the two differ, the output depends on
+/// GHC's optimiser, not on Haskell: GHC 9.0 folds `0.0 * x` to `0.0` and
+/// `0.0 + x` to `x` at -O1, which IEEE arithmetic (GHC -O0, GHCi, gph)
+/// does not (`product [0, 0.1, -9]` is `-0.0`; found at seed 1002720).
+pub fn ghc_unoptimised(oracle: &Path, file: &Path, scratch: &Path) -> Option<Expected> {
+    let main = main_hs(file, scratch)?;
+    let prog = scratch.join("prog");
+    let built = run(
+        ghc(oracle)
+            .args(["-O0", "-threaded", "-outputdir"])
+            .arg(scratch.join("o"))
+            .arg("-o")
+            .arg(&prog)
+            .arg(&main),
+        ORACLE_LIMIT,
+    );
+    if built.status != Some(0) {
+        return None;
+    }
+    let out = run(&mut Command::new(&prog), Duration::from_secs(60));
+    match out.status {
+        Some(s @ (0 | 1)) => Some(Expected {
+            stdout: out.stdout,
+            status: s,
+        }),
+        _ => None,
+    }
 }
 
 /// Runs gph in one configuration and says what went wrong, if anything.
