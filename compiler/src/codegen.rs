@@ -1634,6 +1634,33 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 let e = Expr::app(args[0].clone(), vec![args[1].clone()]);
                 self.expr(&e, ctx)
             }
+            Special::PerformIO => {
+                // case m () of IORes x -> x (m evaluated first: a lifted
+                // thunk's arguments are its free variables, not the world)
+                let m = self.strict(args[0]);
+                let w = self.con_value(&Sym::from("()"));
+                let res = self.new_reg();
+                self.emit(Instr::Apply {
+                    f: m,
+                    args: vec![w],
+                    dst: res,
+                });
+                let x = self.fresh_var("x");
+                let r = self.new_reg();
+                self.emit(Instr::Field {
+                    dst: r,
+                    reg: res,
+                    field: 0,
+                });
+                self.bind(
+                    &x,
+                    Loc::Boxed {
+                        reg: r,
+                        evald: false,
+                    },
+                );
+                self.expr(&Expr::Local(x), ctx)
+            }
             Special::Error => {
                 let r = self.lazy(args[0]);
                 let id = self.g.helper(Job::DeepString);

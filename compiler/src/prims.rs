@@ -69,6 +69,9 @@ pub enum Special {
     BindIO,
     PutStr,
     Instantiate,
+    /// `performIO m`: runs the IO action `m` where the value is demanded
+    /// (Eden's instantiation is an IO action inside a pure `#`).
+    PerformIO,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,6 +205,17 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "exitWith" => rt(&[Int, World], Any, Prim::ExitWith),
         "noPe" => rt(&[], Int, Prim::NoPe),
         "selfPe" => rt(&[], Int, Prim::SelfPe),
+        "performIO" => sp(&[Any], Any, Special::PerformIO),
+        "edenNewChan" => rt(&[World], Any, Prim::EdenNewChan),
+        "edenChanValue" => rt(&[Int, World], Any, Prim::EdenChanValue),
+        "edenCreate" => rt(&[Int, Any, World], Any, Prim::EdenCreate),
+        "edenFork" => rt(&[Any, World], Any, Prim::EdenFork),
+        "edenConnect" => rt(&[Int, World], Any, Prim::EdenConnect),
+        "edenSplit" => rt(&[Int, Any, World], Any, Prim::EdenSplit),
+        "edenSendHead" => rt(&[Int, Any, World], Any, Prim::EdenSendHead),
+        "edenSendValue" => rt(&[Int, Any, World], Any, Prim::EdenSendValue),
+        "conFields" => rt(&[Any], Any, Prim::ConFields),
+        "listCell" => rt(&[Any], Int, Prim::ListCell),
         _ => return None,
     };
     Some(PrimInfo {
@@ -311,6 +325,17 @@ pub const NAMES: &[&str] = &[
     "exitWith",
     "noPe",
     "selfPe",
+    "performIO",
+    "edenNewChan",
+    "edenChanValue",
+    "edenCreate",
+    "edenFork",
+    "edenConnect",
+    "edenSplit",
+    "edenSendHead",
+    "edenSendValue",
+    "conFields",
+    "listCell",
 ];
 
 fn static_name(name: &str) -> &'static str {

@@ -284,6 +284,32 @@ pub enum Prim {
     /// The number of the PE that evaluates it, from 1 (the main PE) to
     /// `NoPe`, as in Eden.
     SelfPe,
+    /// Eden's primitives (parallel::eden, docs/eden.md). IO: a new
+    /// channel into this PE (its name, an Int).
+    EdenNewChan,
+    /// IO. Evaluated Int: the placeholder of a channel made here.
+    EdenChanValue,
+    /// IO. Evaluated Int (the PE from 1, or 0: round robin) and a function
+    /// of the input (an IO action): a new process; the name of its input
+    /// channel.
+    EdenCreate,
+    /// IO. An IO action: a new thread running it.
+    EdenFork,
+    /// IO. Evaluated Int: this thread sends on that channel from now on.
+    EdenConnect,
+    /// IO. A channel and an evaluated value: a tuple splits the channel
+    /// into one per component (their number), anything else gives 0.
+    EdenSplit,
+    /// IO. A channel and a value in normal form: sends it as a stream
+    /// element (1), or 0 when the receiver dropped the channel.
+    EdenSendHead,
+    /// IO. The same, as the channel's last value.
+    EdenSendValue,
+    /// An evaluated value: the list of a constructor's fields ([] for
+    /// anything else), for the library's generic normal-form walk.
+    ConFields,
+    /// An evaluated value: 0 for [], 1 for (:), 2 for anything else.
+    ListCell,
 }
 
 impl Prim {
@@ -293,6 +319,8 @@ impl Prim {
         use Prim::*;
         match self {
             NoPe | SelfPe => 0,
+            EdenCreate | EdenSplit | EdenSendHead | EdenSendValue => 3,
+            EdenChanValue | EdenFork | EdenConnect => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
             | IntegerGe | DoubleEncode | PutStr | ExitWith => 2,

@@ -27,7 +27,7 @@ pub mod os_threads;
 pub mod sim;
 
 use crate::code;
-use crate::machine::heap::Ptr;
+use crate::machine::heap::{header, kind, Ptr};
 use crate::machine::io::Io;
 use crate::machine::load::Loaded;
 use crate::machine::pe::{err, Pe, Stop, Tuning};
@@ -38,6 +38,13 @@ use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::Kind;
 use crate::Config;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Messages a PE with runnable threads handles in a row at most before
+/// it runs a slice: a producer faster than its consumer (an Eden stream
+/// without end) would otherwise keep the consumer handling messages for
+/// ever, as Eden's fair receive loop prevents (docs/eden.md). GUM's
+/// traffic never comes in such bursts, so its runs are unchanged.
+pub const MESSAGE_BURST: u32 = 256;
 
 /// What happens next on an engine.
 pub enum Next {
@@ -334,7 +341,17 @@ impl<'p> Setup<'p> {
         let m = match self.program.globals.get(main.0 as usize) {
             Some(code::Global::Fun(sc)) => Ptr(l.fun_node[sc.0 as usize]),
             Some(code::Global::Caf(_)) => {
-                pe.cafs[l.caf_of_global[main.0 as usize].unwrap() as usize]
+                // A thunk of main's own, not the CAF: the CAF table is a
+                // root for the whole run, and what main's action refers to
+                // (the values of statements already run, an Eden stream
+                // whose producer should stop) would live as long. A
+                // program that mentions `main` again evaluates the CAF.
+                let k = l.caf_of_global[main.0 as usize].unwrap() as usize;
+                pe.ensure(&mut crate::machine::thread::Thread::empty(), 2)?;
+                let p = pe.bump(2);
+                pe.heap.mem[p.0 as usize] = header(kind::THUNK, 1, l.caf_sc[k]);
+                pe.heap.mem[p.0 as usize + 1] = l.dummy.0 as u64;
+                p
             }
             None => return err("main is not a global"),
         };

@@ -7,7 +7,7 @@
 //! thread ends, on an error anywhere (another PE sends FAIL), or on a
 //! deadlock (seen by any PE). Then it tells every other PE to FINISH.
 
-use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup};
+use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup, MESSAGE_BURST};
 use crate::machine::heap::Ptr;
 use crate::machine::io::Io;
 use crate::machine::pe::{Pe, Stop};
@@ -42,6 +42,8 @@ struct OsThread<'a> {
     held: Option<(Instant, Envelope)>,
     /// The last wait ran out: step once (an idle step notices interrupts).
     timed_out: bool,
+    /// Messages handled since the last step.
+    burst: u32,
 }
 
 impl<'a> OsThread<'a> {
@@ -56,6 +58,7 @@ impl<'a> OsThread<'a> {
             pending: None,
             held: None,
             timed_out: false,
+            burst: 0,
         }
     }
 
@@ -71,6 +74,10 @@ impl<'a> OsThread<'a> {
 
 impl Engine for OsThread<'_> {
     fn next(&mut self, pes: &[Pe]) -> Next {
+        if self.burst >= MESSAGE_BURST && pes[0].has_work() {
+            self.step_start = Instant::now();
+            return Next::Step(0);
+        }
         if let Some((due, _)) = &self.held {
             if Instant::now() >= *due {
                 return Next::Deliver(self.held.take().unwrap().1);
@@ -122,9 +129,12 @@ impl Engine for OsThread<'_> {
         self.start.elapsed().as_secs_f64()
     }
 
-    fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {}
+    fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {
+        self.burst += 1;
+    }
 
     fn stepped(&mut self, _: usize, step: Step) {
+        self.burst = 0;
         if matches!(step, Step::Ran(_) | Step::Sparked) {
             self.times.busy += self.step_start.elapsed().as_secs_f64();
         }

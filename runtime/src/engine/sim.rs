@@ -12,7 +12,7 @@
 //! run. An idle PE's clock jumps to its next message.
 
 use crate::engine::grid::Grid;
-use crate::engine::{drive, Census, Engine, Next, PeTimes};
+use crate::engine::{drive, Census, Engine, Next, PeTimes, MESSAGE_BURST};
 use crate::machine::heap::Ptr;
 use crate::machine::pe::{Pe, Stop};
 use crate::machine::scheduler::Step;
@@ -74,6 +74,8 @@ struct Sim<'g> {
     last_on_link: HashMap<(u16, u16), f64>,
     /// When the message being delivered arrived.
     arrival: f64,
+    /// Messages each PE handled since its last step.
+    burst: Vec<u32>,
 }
 
 impl Engine for Sim<'_> {
@@ -90,6 +92,10 @@ impl Engine for Sim<'_> {
             (m, _) => m.is_some(),
         };
         if deliver {
+            let to = self.mail.peek().unwrap().env.to.0 as usize;
+            if self.burst[to] >= MESSAGE_BURST && pes[to].has_work() {
+                return Next::Step(to);
+            }
             let m = self.mail.pop().unwrap();
             self.arrival = m.time;
             Next::Deliver(m.env)
@@ -110,6 +116,7 @@ impl Engine for Sim<'_> {
 
     /// An idle PE's clock jumps to the message; handling it costs time.
     fn receiving(&mut self, p: usize, env: &Envelope, pe: &Pe) {
+        self.burst[p] += 1;
         let t = self.arrival;
         if t > self.clock[p] && pe.has_blocked_threads() {
             self.blocked[p] += t - self.clock[p];
@@ -122,6 +129,7 @@ impl Engine for Sim<'_> {
     }
 
     fn stepped(&mut self, p: usize, step: Step) {
+        self.burst[p] = 0;
         let dt = match step {
             // (A slice that blocked at once costs what a new thread does.)
             Step::Ran(0) | Step::Sparked => THREAD_COST,
@@ -164,6 +172,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         seq: 0,
         last_on_link: HashMap::new(),
         arrival: 0.0,
+        burst: vec![0; n],
     };
     let census = Census::new(n);
     let result = drive(&mut sim, pes, &census, Some((0, main)))

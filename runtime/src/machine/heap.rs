@@ -73,6 +73,10 @@ pub mod kind {
     /// A thunk whose evaluation by a spark failed: entering it raises the
     /// error again (info = the message's index in the PE's error table).
     pub const RAISE: u8 = 18;
+    /// The placeholder of an Eden channel's inport (parallel::eden):
+    /// threads wait on it as on a black hole until data fills it.
+    /// payload[0] = 1 when threads wait on it.
+    pub const INPORT: u8 = 19;
 }
 
 #[inline(always)]

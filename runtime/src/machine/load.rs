@@ -315,6 +315,9 @@ pub struct Loaded<'p> {
     pub int_base: u32,
     pub char_base: u32,
     pub main_entry: u32,
+    /// The entry of an Eden process's first thread: registers `f`,
+    /// `input`, the world token; runs `f input world`.
+    pub process_entry: u32,
     pub spark_entry: u32,
     /// The dummy pointer scratch registers start with (the unit node).
     pub dummy: Ptr,
@@ -474,6 +477,7 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
         int_base,
         char_base,
         main_entry: 0,
+        process_entry: 0,
         spark_entry: 0,
         dummy: Ptr(0),
         false_node: Ptr(0),
@@ -515,6 +519,17 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
     l.spark_entry = l.ops.len() as u32;
     l.ops.push(Op::Eval { reg: 0 });
     l.ops.push(Op::Halt { reg: 0 });
+    l.process_entry = l.ops.len() as u32;
+    let a = l.args.len() as u32;
+    l.args.extend([1, 2]);
+    l.ops.push(Op::Eval { reg: 0 });
+    l.ops.push(Op::Apply {
+        f: 0,
+        dst: 3,
+        n: 2,
+        args: a,
+    });
+    l.ops.push(Op::Halt { reg: 3 });
     compute_liveness(&mut l);
     Ok(l)
 }

@@ -16,6 +16,7 @@ use crate::machine::thread::Thread;
 use crate::obs::event::Event;
 use crate::obs::stats::PeStats;
 use crate::obs::{Obs, Recorder};
+use crate::parallel::eden::Eden;
 use crate::parallel::ga::GaTable;
 use crate::parallel::gum::Gum;
 use crate::parallel::ids::PeId;
@@ -121,6 +122,8 @@ pub struct Pe<'p, 'io> {
     pub(crate) ga: GaTable,
     /// The protocol state of a PE among others.
     pub(crate) gum: Gum,
+    /// Eden's channels and processes on this PE.
+    pub(crate) eden: Eden,
     /// Whom to ask for work, what to give (`parallel::policy`).
     pub(crate) policy: Box<dyn LoadPolicy>,
     /// The messages of failed speculative evaluations (RAISE nodes).
@@ -173,6 +176,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             live_threads: 0,
             ga: GaTable::new(PeId(0)),
             gum: Gum::default(),
+            eden: Eden::default(),
             policy,
             raised: Vec::new(),
             outbox: Vec::new(),
@@ -186,6 +190,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.npes = npes;
         self.ga = GaTable::new(id);
         self.gum = Gum::default();
+        self.eden = Eden::default();
         self.policy = Box::new(GumPolicy::new(id, npes, seed, &self.tuning));
     }
 
@@ -327,6 +332,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         }
         self.ga.roots_mut(|p| *p = h.evacuate(*p));
         self.gum.roots_mut(|p| *p = h.evacuate(*p));
+        self.eden.roots_mut(|p| *p = h.evacuate(*p));
         let before = self.sparks.len();
         self.sparks.retain(|s| !h.gc_is_value(*s));
         for _ in self.sparks.len()..before {
@@ -338,12 +344,16 @@ impl<'p, 'io> Pe<'p, 'io> {
         }
         h.scan();
         self.ga.after_gc(|p| h.forwarded(p));
+        let dead = self.eden.after_gc(h.live_words(), |p| h.forwarded(p));
         let r = h.finish(need);
         self.obs.emit(Event::GcEnd {
             copied_words: h.live_words() as u64,
             heap_words: h.mem.len() as u64,
         });
         self.send_frees();
+        for (chan, sender) in dead {
+            self.dropped(chan, sender);
+        }
         r.map_err(|_| {
             Stop::Error(format!(
                 "heap exhausted (the heap limit is {} MB; use --heap-limit to raise it)",

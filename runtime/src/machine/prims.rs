@@ -7,8 +7,8 @@
 //! only then allocates its result, so a collection during the allocation
 //! never leaves a stale pointer in a Rust local.
 
-use crate::code::{Prim, CONS, IORES};
-use crate::machine::heap::{h_kind, h_size, header, kind, Ptr};
+use crate::code::{Prim, CONS, IORES, NIL};
+use crate::machine::heap::{h_info, h_kind, h_size, header, kind, Ptr};
 use crate::machine::pe::{err, Pe, Stop};
 use crate::machine::thread::Thread;
 use num_bigint::{BigInt, BigUint, Sign};
@@ -51,6 +51,12 @@ enum R {
     IoStr(String),
     IoStrs(Vec<String>),
     IoStdin,
+    /// `IORes i`.
+    IoInt(i64),
+    /// `IORes p`, `p` a node that exists.
+    IoNode(Ptr),
+    /// A list of nodes that exist.
+    Nodes(Vec<Ptr>),
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -178,6 +184,29 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
                 self.build_con(IORES.0, &[list])
             }
+            R::IoInt(i) => {
+                self.ensure(t, 4)?;
+                let b = self.build_int(i);
+                self.build_con(IORES.0, &[b])
+            }
+            R::IoNode(p) => {
+                self.tmp.push(p);
+                self.ensure(t, 2)?;
+                let p = self.tmp.pop().expect("pushed");
+                self.build_con(IORES.0, &[p])
+            }
+            R::Nodes(v) => {
+                let base = self.tmp.len();
+                self.tmp.extend_from_slice(&v);
+                self.ensure(t, 3 * v.len())?;
+                let mut list = l.nil_node;
+                for k in (base..self.tmp.len()).rev() {
+                    let x = self.tmp[k];
+                    list = self.build_con(CONS.0, &[x, list]);
+                }
+                self.tmp.truncate(base);
+                list
+            }
             R::IoStdin => {
                 self.ensure(t, 4)?;
                 let q = self.bump(2);
@@ -296,6 +325,46 @@ pub fn prim(
         // Eden numbers PEs from 1 (the main PE); ours count from 0.
         NoPe => R::Int(pe.npes as i64),
         SelfPe => R::Int(pe.id().0 as i64 + 1),
+        EdenNewChan => R::IoInt(pe.eden_new_chan(t)?),
+        EdenChanValue => R::IoNode(pe.eden_chan_value(intv(pe, t, 0)?)?),
+        EdenCreate => {
+            let at = intv(pe, t, 0)?;
+            R::IoInt(pe.eden_create(t, at, a(1))?)
+        }
+        EdenFork => {
+            pe.eden_fork(t, a(0));
+            R::IoUnit
+        }
+        EdenConnect => {
+            pe.eden_connect(t, intv(pe, t, 0)?);
+            R::IoUnit
+        }
+        EdenSplit => {
+            let c = intv(pe, t, 0)?;
+            R::IoInt(pe.eden_split(t, c, a(1))?)
+        }
+        EdenSendHead | EdenSendValue => {
+            let c = intv(pe, t, 0)?;
+            R::IoInt(pe.eden_send(t, c, a(1), p == EdenSendValue)?)
+        }
+        ConFields => {
+            let x = pe.arg(t, a(0));
+            let h = pe.heap.hdr(x);
+            R::Nodes(if h_kind(h) == kind::CON {
+                (0..h_size(h)).map(|i| pe.heap.field(x, i)).collect()
+            } else {
+                Vec::new()
+            })
+        }
+        ListCell => {
+            let x = pe.arg(t, a(0));
+            let h = pe.heap.hdr(x);
+            R::Int(match (h_kind(h), h_info(h)) {
+                (kind::CON, c) if c == NIL.0 => 0,
+                (kind::CON, c) if c == CONS.0 => 1,
+                _ => 2,
+            })
+        }
     };
     pe.store(t, pbase + dst as usize, r)
 }

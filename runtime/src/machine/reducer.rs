@@ -863,7 +863,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 };
                 Ok((Evaled::Entered, a))
             }
-            kind::BLACKHOLE | kind::FETCHME | kind::RBH => {
+            kind::BLACKHOLE | kind::FETCHME | kind::RBH | kind::INPORT => {
                 let k = h_kind(h);
                 if k == kind::BLACKHOLE && h_info(h) == t.id {
                     return err("<<loop>>");

@@ -73,8 +73,10 @@ impl Pe<'_, '_> {
     pub fn update(&mut self, th: Ptr, v: Ptr) {
         let i = th.0 as usize;
         let mem = &mut self.heap.mem;
-        let waiters = matches!(h_kind(mem[i]), kind::BLACKHOLE | kind::FETCHME | kind::RBH)
-            && mem[i + 1] != 0;
+        let waiters = matches!(
+            h_kind(mem[i]),
+            kind::BLACKHOLE | kind::FETCHME | kind::RBH | kind::INPORT
+        ) && mem[i + 1] != 0;
         let vh = mem[v.0 as usize];
         match h_kind(vh) {
             kind::INT | kind::DOUBLE | kind::CHAR | kind::SMALLINT => {
@@ -155,7 +157,9 @@ impl Pe<'_, '_> {
             Err(Stop::Error(msg)) if Some(id) != main => {
                 // A spark's evaluation failed: nobody asked for it yet. The
                 // thunks it was evaluating raise the error when entered
-                // (as in GHC), and the thread ends quietly.
+                // (as in GHC), and the thread ends quietly. An Eden
+                // sending thread sends the error on.
+                self.eden_thread_failed(&t, &msg)?;
                 self.speculation_failed(&t, msg);
                 self.live_threads -= 1;
                 self.free_ids.push(id);

@@ -100,6 +100,9 @@ pub enum Event {
     Fetch {
         to: PeId,
     },
+    /// An Eden process started here (its first thread is the last one
+    /// made).
+    ProcessCreate,
 }
 
 /// Why a thread's time slice ended.

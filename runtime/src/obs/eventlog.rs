@@ -563,7 +563,8 @@ impl PeLog {
             Event::FishOut { .. }
             | Event::FishForward { .. }
             | Event::FishHome
-            | Event::Fetch { .. } => {}
+            | Event::Fetch { .. }
+            | Event::ProcessCreate => {}
         }
         if self.buf.0.len() >= BLOCK_BYTES {
             self.flush();

@@ -96,6 +96,8 @@ pe_stats! {
     fish_failed: u64,
     /// FETCH messages this PE started.
     fetches: u64,
+    /// Eden processes that ran here.
+    processes: u64,
     /// Seconds running (threads and messages), idle, and idle while
     /// threads waited for other PEs: virtual on the sim engine, wall
     /// elsewhere; measured by the engine, which alone knows time.
@@ -153,6 +155,7 @@ impl PeStats {
             Event::FishForward { .. } => self.fish_forwarded += 1,
             Event::FishHome => self.fish_failed += 1,
             Event::Fetch { .. } => self.fetches += 1,
+            Event::ProcessCreate => self.processes += 1,
             Event::ThreadRun { .. }
             | Event::ThreadWakeup { .. }
             | Event::SparkDud

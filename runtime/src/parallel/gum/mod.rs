@@ -162,7 +162,7 @@ impl Pe<'_, '_> {
             return Ok(());
         }
         match h_kind(h) {
-            kind::BLACKHOLE | kind::RBH => {
+            kind::BLACKHOLE | kind::RBH | kind::INPORT => {
                 self.heap.mem[p.0 as usize + 1] = 1;
                 self.gum.blocked.push(BlockedFetch { node: p, ..f });
             }

@@ -4,6 +4,7 @@
 
 use crate::machine::pe::{Pe, Stop};
 use crate::obs::event::Event;
+use crate::parallel::eden;
 use crate::parallel::gum::message::Message;
 use crate::parallel::protocol::control::{self, Control};
 use crate::parallel::protocol::envelope::Envelope;
@@ -25,10 +26,8 @@ impl Pe<'_, '_> {
                 self.gum_receive(env.from, m)?;
             }
             Protocol::Eden => {
-                return Err(internal(format!(
-                    "{} before Eden's runtime exists",
-                    kind.name()
-                )));
+                let m = eden::message::Message::from_fields(kind, &fields).map_err(internal)?;
+                self.eden_receive(env.from, m)?;
             }
             Protocol::Control => {
                 let m = Control::from_fields(kind, &fields).map_err(internal)?;

@@ -9,7 +9,7 @@
 //! | --- | --- | --- |
 //! | control | FINISH, FAIL | `control` |
 //! | GUM | FISH, SCHEDULE, FETCH, RESUME, ACK, FREE | `parallel::gum` |
-//! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE | (docs/eden.md; being built) |
+//! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE | `parallel::eden` |
 
 pub mod codec;
 pub mod control;

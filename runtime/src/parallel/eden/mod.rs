@@ -1,0 +1,554 @@
+//! Eden's processes and channels (docs/eden.md): the runtime half of
+//! `Control.Parallel.Eden`, whose library (prelude) drives it through the
+//! `Eden*` primitives.
+//!
+//! A channel ends in an *inport*: a placeholder node (kind `INPORT`) in
+//! the receiver's heap that blocks its readers as a black hole does, and
+//! an entry in the PE's inport table that holds the placeholder weakly.
+//! Its other end is an *outport*: a thread that `connect`ed to it and
+//! sends what it evaluated. Data fills the placeholder with the ordinary
+//! update (waking the readers); a stream element makes it `x : p'`, `p'` a
+//! new placeholder of the same inport. An inport whose placeholder a
+//! collection did not reach is dead: its sender is told (TERMINATE) and
+//! stops at its next send. A send to a channel of this PE updates the
+//! placeholder at once (no packing, no message).
+
+pub mod message;
+
+use crate::code::CONS;
+use crate::machine::heap::{h_info, h_kind, header, kind, Ptr};
+use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::thread::Thread;
+use crate::obs::event::Event;
+use crate::parallel::ids::PeId;
+use crate::parallel::pack::{self, Moves};
+use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::internal;
+use message::Message;
+use std::collections::{HashMap, HashSet};
+
+/// A channel's name: the PE its inport lives on, and a number unique on
+/// that PE (`owner` made it, its `n`-th; `comp` 1..9 for the components
+/// of a tuple sent on the channel, 0 for the whole). The library sees it
+/// as an `Int`: `pe << 48 | owner << 32 | n << 8 | comp`, so that the
+/// component `k` of channel `c` is `c + k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Chan {
+    pub pe: PeId,
+    pub owner: PeId,
+    pub n: u32,
+    pub comp: u8,
+}
+
+/// Channels a PE may make (24 bits of `n`).
+const MAX_CHANS: u32 = 1 << 24;
+
+impl Chan {
+    pub fn word(self) -> u64 {
+        (self.pe.0 as u64) << 48
+            | (self.owner.0 as u64) << 32
+            | (self.n as u64) << 8
+            | self.comp as u64
+    }
+
+    pub fn from_word(w: u64) -> Chan {
+        Chan {
+            pe: PeId((w >> 48) as u16),
+            owner: PeId((w >> 32) as u16),
+            n: ((w >> 8) & 0xff_ffff) as u32,
+            comp: w as u8,
+        }
+    }
+
+    fn component(self, k: u32) -> Chan {
+        Chan {
+            comp: k as u8,
+            ..self
+        }
+    }
+}
+
+/// The receiving end of a channel on this PE.
+struct Inport {
+    /// The placeholder readers wait on (held weakly once claimed).
+    node: Ptr,
+    /// Not yet handed to the library (`EdenChanValue`): a root till then.
+    claimed: bool,
+    /// Who sends on it (PE, thread), once a message said so.
+    sender: Option<(PeId, u32)>,
+}
+
+/// A sending thread's channel.
+struct Outport {
+    chan: Chan,
+    /// The receiver dropped the channel: the next send ends the stream.
+    closed: bool,
+}
+
+/// Eden's state of one PE.
+#[derive(Default)]
+pub struct Eden {
+    inports: HashMap<Chan, Inport>,
+    outports: HashMap<u32, Outport>,
+    next_chan: u32,
+    /// Round-robin placement: the next PE (None: the one after this).
+    next_pe: Option<u16>,
+    /// Channels whose senders were told to stop (once is enough: a fast
+    /// producer may have thousands of elements on their way).
+    terminated: HashSet<Chan>,
+    /// Words of stream data received since the last collection, and the
+    /// heap's live words after it: a PE that takes in more than it had
+    /// live collects early, so that a stream nobody reads any more is
+    /// noticed (and its producer stopped) before it fills the heap.
+    received_words: usize,
+    live_words: usize,
+}
+
+/// Stream data a PE takes in before it collects early, at least (words).
+const EARLY_GC_WORDS: usize = 1 << 19;
+
+impl Eden {
+    pub fn roots_mut(&mut self, mut f: impl FnMut(&mut Ptr)) {
+        for i in self.inports.values_mut().filter(|i| !i.claimed) {
+            f(&mut i.node);
+        }
+    }
+
+    /// After a collection: moves the claimed placeholders that survived
+    /// and answers the dead ones' channels and senders.
+    pub(crate) fn after_gc(
+        &mut self,
+        live_words: usize,
+        forwarded: impl Fn(Ptr) -> Option<Ptr>,
+    ) -> Vec<(Chan, (PeId, u32))> {
+        self.received_words = 0;
+        self.live_words = live_words;
+        let mut dead = Vec::new();
+        self.inports.retain(|chan, i| {
+            if !i.claimed {
+                return true;
+            }
+            match forwarded(i.node) {
+                Some(q) => {
+                    i.node = q;
+                    true
+                }
+                None => {
+                    if let Some(s) = i.sender {
+                        dead.push((*chan, s));
+                    }
+                    false
+                }
+            }
+        });
+        dead
+    }
+}
+
+/// How a sent value travels to its placeholder.
+enum Fill {
+    /// One stream element: the placeholder becomes `x : p'`.
+    Head,
+    /// The last value.
+    Value,
+}
+
+impl Pe<'_, '_> {
+    fn send_eden(&mut self, to: PeId, m: Message) {
+        let env = Envelope::new(self.id(), to, m.kind(), m.encode());
+        self.send_envelope(env);
+    }
+
+    /// A placeholder node (space ensured).
+    fn placeholder(&mut self) -> Ptr {
+        let p = self.bump(2);
+        self.heap.mem[p.0 as usize] = header(kind::INPORT, 1, 0);
+        self.heap.mem[p.0 as usize + 1] = 0;
+        p
+    }
+
+    fn fresh_chan(&mut self, pe: PeId) -> Result<Chan, Stop> {
+        let n = self.eden.next_chan;
+        if n >= MAX_CHANS {
+            return err(format!(
+                "too many Eden channels made on PE {} (at most {MAX_CHANS})",
+                self.id().0 + 1
+            ));
+        }
+        self.eden.next_chan += 1;
+        Ok(Chan {
+            pe,
+            owner: self.id(),
+            n,
+            comp: 0,
+        })
+    }
+
+    /// A new inport here with placeholder `node`.
+    fn open(&mut self, chan: Chan, node: Ptr, claimed: bool) {
+        let i = Inport {
+            node,
+            claimed,
+            sender: None,
+        };
+        self.eden.inports.insert(chan, i);
+    }
+
+    /// `EdenNewChan`: a channel into this PE; the library claims its
+    /// placeholder with `EdenChanValue`.
+    pub(crate) fn eden_new_chan(&mut self, t: &mut Thread) -> Result<i64, Stop> {
+        self.ensure(t, 2)?;
+        let chan = self.fresh_chan(self.id())?;
+        let p = self.placeholder();
+        self.open(chan, p, false);
+        Ok(chan.word() as i64)
+    }
+
+    /// `EdenChanValue`: the placeholder of a channel made here.
+    pub(crate) fn eden_chan_value(&mut self, c: i64) -> Result<Ptr, Stop> {
+        let chan = Chan::from_word(c as u64);
+        let here = chan.pe == self.id();
+        match self.eden.inports.get_mut(&chan) {
+            Some(i) if here => {
+                i.claimed = true;
+                Ok(i.node)
+            }
+            _ => err("internal error: the placeholder of an unknown channel"),
+        }
+    }
+
+    /// The PE a process goes to: `pe` from 1 (modulo the PEs), or 0 for
+    /// round robin from the PE after this one (this one included).
+    fn place(&mut self, pe: i64) -> PeId {
+        let n = self.npes as i64;
+        if pe > 0 {
+            return PeId(((pe - 1) % n) as u16);
+        }
+        let next = self
+            .eden
+            .next_pe
+            .unwrap_or(((self.id().0 as i64 + 1) % n) as u16);
+        self.eden.next_pe = Some(((next as i64 + 1) % n) as u16);
+        PeId(next)
+    }
+
+    /// `EdenCreate`: a process on PE `pe` (see `place`) that runs `g` (a
+    /// function of its input placeholder, an IO action) and the name of
+    /// its input channel. The closure is in `t.ptrs[g]`.
+    pub(crate) fn eden_create(&mut self, t: &mut Thread, pe: i64, g: usize) -> Result<i64, Stop> {
+        let to = self.place(pe);
+        let input = self.fresh_chan(to)?;
+        if to == self.id() {
+            self.ensure(t, 2)?;
+            let p = self.placeholder();
+            self.open(input, p, true);
+            let f = self.heap.deref(t.ptrs[g]);
+            self.start_process(f, p);
+        } else {
+            let root = t.ptrs[g];
+            let graph = self.pack_copy(root);
+            self.send_eden(to, Message::Create { input, graph });
+        }
+        Ok(input.word() as i64)
+    }
+
+    /// A process's first thread: `f input world`.
+    fn start_process(&mut self, f: Ptr, input: Ptr) {
+        let unit = self.l.unit_node;
+        self.spawn(self.l.process_entry, &[f, input, unit]);
+        self.obs.emit(Event::ProcessCreate);
+    }
+
+    /// `EdenFork`: a thread of this process running the IO action in
+    /// `t.ptrs[act]`.
+    pub(crate) fn eden_fork(&mut self, t: &Thread, act: usize) {
+        let (a, unit) = (t.ptrs[act], self.l.unit_node);
+        self.spawn(self.l.main_entry, &[a, unit]);
+    }
+
+    /// `EdenConnect`: the thread `t` sends on `c` from now on.
+    pub(crate) fn eden_connect(&mut self, t: &Thread, c: i64) {
+        let chan = Chan::from_word(c as u64);
+        let o = Outport {
+            chan,
+            closed: false,
+        };
+        self.eden.outports.insert(t.id, o);
+    }
+
+    /// The channel thread `t` sends on, unless its receiver dropped it.
+    fn outport(&self, t: &Thread, c: i64) -> Option<Chan> {
+        let chan = Chan::from_word(c as u64);
+        match self.eden.outports.get(&t.id) {
+            Some(o) if o.closed && o.chan == chan => None,
+            _ => Some(chan),
+        }
+    }
+
+    /// `EdenSplit`: when the value in `t.ptrs[v]` (evaluated) is a tuple,
+    /// the channel becomes one per component and the answer is their
+    /// number; else 0.
+    pub(crate) fn eden_split(&mut self, t: &mut Thread, c: i64, v: usize) -> Result<i64, Stop> {
+        let p = self.heap.deref(t.ptrs[v]);
+        let h = self.heap.hdr(p);
+        if h_kind(h) != kind::CON {
+            return Ok(0);
+        }
+        let con = h_info(h);
+        let arity = match self.l.prog.cons.get(con as usize) {
+            Some(ci) if ci.name.starts_with("(,") && (2..=9).contains(&ci.arity) => ci.arity,
+            _ => return Ok(0),
+        };
+        let Some(chan) = self.outport(t, c) else {
+            return Ok(arity as i64);
+        };
+        if chan.pe == self.id() {
+            self.split_here(t, chan, (self.id(), t.id), con, arity)?;
+        } else {
+            let thread = t.id;
+            self.send_eden(
+                chan.pe,
+                Message::Split {
+                    chan,
+                    thread,
+                    con,
+                    arity,
+                },
+            );
+        }
+        Ok(arity as i64)
+    }
+
+    /// The value on channel `chan` of this PE is a tuple of `arity`
+    /// channels: its placeholder becomes a tuple of new ones.
+    fn split_here(
+        &mut self,
+        t: &mut Thread,
+        chan: Chan,
+        from: (PeId, u32),
+        con: u32,
+        arity: u32,
+    ) -> Result<(), Stop> {
+        let n = arity as usize;
+        self.ensure(t, 2 * n + 1 + n)?;
+        let Some(old) = self.eden.inports.remove(&chan) else {
+            self.dropped(chan, from);
+            return Ok(());
+        };
+        let parts: Vec<Ptr> = (1..=arity)
+            .map(|k| {
+                let p = self.placeholder();
+                self.open(chan.component(k), p, true);
+                p
+            })
+            .collect();
+        let tuple = self.build_con(con, &parts);
+        self.update(old.node, tuple);
+        Ok(())
+    }
+
+    /// `EdenSendHead` / `EdenSendValue`: sends the value in `t.ptrs[x]`
+    /// (in normal form) on channel `c`: 1 if sent, 0 if the receiver
+    /// dropped the channel (the library then ends the stream).
+    pub(crate) fn eden_send(
+        &mut self,
+        t: &mut Thread,
+        c: i64,
+        x: usize,
+        last: bool,
+    ) -> Result<i64, Stop> {
+        let Some(chan) = self.outport(t, c) else {
+            self.eden.outports.remove(&t.id);
+            return Ok(0);
+        };
+        let fill = if last { Fill::Value } else { Fill::Head };
+        let from = (self.id(), t.id);
+        let ok = if chan.pe == self.id() {
+            self.fill(t, chan, from, x, fill)?
+        } else {
+            let graph = self.pack_copy(t.ptrs[x]);
+            let thread = t.id;
+            let m = match fill {
+                Fill::Head => Message::Head {
+                    chan,
+                    thread,
+                    graph,
+                },
+                Fill::Value => Message::Value {
+                    chan,
+                    thread,
+                    graph,
+                },
+            };
+            self.send_eden(chan.pe, m);
+            true
+        };
+        if last {
+            self.eden.outports.remove(&t.id);
+        }
+        Ok(ok as i64)
+    }
+
+    /// Puts the value in `t.ptrs[x]` into the placeholder of channel
+    /// `chan` of this PE; false when the channel is gone.
+    fn fill(
+        &mut self,
+        t: &mut Thread,
+        chan: Chan,
+        from: (PeId, u32),
+        x: usize,
+        fill: Fill,
+    ) -> Result<bool, Stop> {
+        self.ensure(t, 5)?;
+        let v = t.ptrs[x];
+        Ok(self.fill_with(chan, from, v, fill))
+    }
+
+    /// `fill` with the value at hand (5 words ensured).
+    fn fill_with(&mut self, chan: Chan, from: (PeId, u32), v: Ptr, fill: Fill) -> bool {
+        let Some(i) = self.eden.inports.get_mut(&chan) else {
+            self.dropped(chan, from);
+            return false;
+        };
+        i.sender = Some(from);
+        let old = i.node;
+        match fill {
+            Fill::Head => {
+                let p = self.placeholder();
+                let cell = self.build_con(CONS.0, &[v, p]);
+                if let Some(i) = self.eden.inports.get_mut(&chan) {
+                    i.node = p;
+                }
+                self.update(old, cell);
+            }
+            Fill::Value => {
+                self.eden.inports.remove(&chan);
+                self.update(old, v);
+            }
+        }
+        true
+    }
+
+    /// A message for a channel that is gone (or never was): its sender
+    /// stops.
+    pub(crate) fn dropped(&mut self, chan: Chan, (pe, thread): (PeId, u32)) {
+        if pe == self.id() {
+            if let Some(o) = self.eden.outports.get_mut(&thread) {
+                if o.chan == chan {
+                    o.closed = true;
+                }
+            }
+        } else if self.eden.terminated.insert(chan) {
+            self.send_eden(pe, Message::Terminate { chan, thread });
+        }
+    }
+
+    /// A copy of the graph at `root` for another PE: values are copied
+    /// whole (no size limit: Eden's data is sent, not shared); anything
+    /// unevaluated inside stays here behind a FetchMe (GUM fetches it on
+    /// demand).
+    fn pack_copy(&mut self, root: Ptr) -> pack::PackedGraph {
+        pack::pack(
+            &mut self.heap,
+            &mut self.ga,
+            &self.raised,
+            root,
+            Moves::NONE,
+            usize::MAX / 2,
+        )
+    }
+
+    /// Unpacks `graph` with `extra` more words ensured; its root.
+    fn unpack_with(&mut self, graph: &[u64], extra: usize) -> Result<Ptr, Stop> {
+        let words = pack::unpack_words(graph).map_err(internal)?;
+        self.ensure(&mut Thread::empty(), words + extra)?;
+        let u = pack::unpack(&mut self.heap, &mut self.ga, &mut self.raised, graph)
+            .map_err(internal)?;
+        Ok(u.root)
+    }
+
+    /// Handles one of Eden's messages.
+    pub(crate) fn eden_receive(&mut self, from: PeId, m: Message) -> Result<(), Stop> {
+        match m {
+            Message::Create { input, graph } => {
+                let f = self.unpack_with(&graph, 2)?;
+                let p = self.placeholder();
+                self.open(input, p, true);
+                self.start_process(f, p);
+            }
+            Message::Split {
+                chan,
+                thread,
+                con,
+                arity,
+            } => self.split_here(&mut Thread::empty(), chan, (from, thread), con, arity)?,
+            Message::Head {
+                chan,
+                thread,
+                graph,
+            } => self.receive_data(from, chan, thread, &graph, Fill::Head)?,
+            Message::Value {
+                chan,
+                thread,
+                graph,
+            } => self.receive_data(from, chan, thread, &graph, Fill::Value)?,
+            Message::Terminate { chan, thread } => self.dropped(chan, (self.id(), thread)),
+        }
+        Ok(())
+    }
+
+    fn receive_data(
+        &mut self,
+        from: PeId,
+        chan: Chan,
+        thread: u32,
+        graph: &[u64],
+        fill: Fill,
+    ) -> Result<(), Stop> {
+        if !self.eden.inports.contains_key(&chan) {
+            self.dropped(chan, (from, thread));
+            return Ok(());
+        }
+        let v = self.unpack_with(graph, 5)?;
+        self.fill_with(chan, (from, thread), v, fill);
+        self.eden.received_words += graph.len();
+        if self.eden.received_words > self.eden.live_words.max(EARLY_GC_WORDS) {
+            // (The next allocation collects.)
+            self.heap.alloc_end = self.heap.hp;
+        }
+        Ok(())
+    }
+
+    /// The thread `t` failed with `msg`: if it was sending, its receiver
+    /// gets the error as the value (raised when, and only if, demanded).
+    pub(crate) fn eden_thread_failed(&mut self, t: &Thread, msg: &str) -> Result<(), Stop> {
+        let Some(o) = self.eden.outports.remove(&t.id) else {
+            return Ok(());
+        };
+        if o.closed {
+            return Ok(());
+        }
+        self.ensure(&mut Thread::empty(), 7)?;
+        let k = self.raised.len() as u32;
+        self.raised.push(msg.to_string());
+        let r = self.bump(2);
+        self.heap.mem[r.0 as usize] = header(kind::RAISE, 1, k);
+        self.heap.mem[r.0 as usize + 1] = 0;
+        let from = (self.id(), t.id);
+        if o.chan.pe == self.id() {
+            self.fill_with(o.chan, from, r, Fill::Value);
+        } else {
+            let graph = self.pack_copy(r);
+            let (chan, thread) = (o.chan, t.id);
+            self.send_eden(
+                chan.pe,
+                Message::Value {
+                    chan,
+                    thread,
+                    graph,
+                },
+            );
+        }
+        Ok(())
+    }
+}
