@@ -214,6 +214,7 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "edenSplit" => rt(&[Int, Any, World], Any, Prim::EdenSplit),
         "edenSendHead" => rt(&[Int, Any, World], Any, Prim::EdenSendHead),
         "edenSendValue" => rt(&[Int, Any, World], Any, Prim::EdenSendValue),
+        "edenGate" => rt(&[Int, World], Any, Prim::EdenGate),
         "conFields" => rt(&[Any], Any, Prim::ConFields),
         "listCell" => rt(&[Any], Int, Prim::ListCell),
         _ => return None,

@@ -301,10 +301,14 @@ pub enum Prim {
     /// into one per component (their number), anything else gives 0.
     EdenSplit,
     /// IO. A channel and a value in normal form: sends it as a stream
-    /// element (1), or 0 when the receiver dropped the channel.
+    /// element: 1, 2 when the stream's window is full (`EdenGate` before
+    /// the next), or 0 when the receiver dropped the channel.
     EdenSendHead,
     /// IO. The same, as the channel's last value.
     EdenSendValue,
+    /// IO. Evaluated Int: a node to evaluate before the next element on
+    /// that channel: it blocks until the receiver has made room.
+    EdenGate,
     /// An evaluated value: the list of a constructor's fields ([] for
     /// anything else), for the library's generic normal-form walk.
     ConFields,
@@ -320,7 +324,7 @@ impl Prim {
         match self {
             NoPe | SelfPe => 0,
             EdenCreate | EdenSplit | EdenSendHead | EdenSendValue => 3,
-            EdenChanValue | EdenFork | EdenConnect => 2,
+            EdenChanValue | EdenFork | EdenConnect | EdenGate => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
             | IntegerGe | DoubleEncode | PutStr | ExitWith => 2,

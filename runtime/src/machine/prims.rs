@@ -327,6 +327,7 @@ pub fn prim(
         SelfPe => R::Int(pe.id().0 as i64 + 1),
         EdenNewChan => R::IoInt(pe.eden_new_chan(t)?),
         EdenChanValue => R::IoNode(pe.eden_chan_value(intv(pe, t, 0)?)?),
+        EdenGate => R::IoNode(pe.eden_gate(t, intv(pe, t, 0)?)?),
         EdenCreate => {
             let at = intv(pe, t, 0)?;
             R::IoInt(pe.eden_create(t, at, a(1))?)

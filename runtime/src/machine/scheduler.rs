@@ -160,6 +160,7 @@ impl Pe<'_, '_> {
                 // (as in GHC), and the thread ends quietly. An Eden
                 // sending thread sends the error on.
                 self.eden_thread_failed(&t, &msg)?;
+                self.eden_thread_ended(id);
                 self.speculation_failed(&t, msg);
                 self.live_threads -= 1;
                 self.free_ids.push(id);
@@ -185,6 +186,7 @@ impl Pe<'_, '_> {
             }
             SliceEnd::Finished => {
                 self.live_threads -= 1;
+                self.eden_thread_ended(id);
                 if Some(id) == main {
                     let r = t.result;
                     self.threads[id as usize] = t;

@@ -8,6 +8,7 @@
 //! | HEAD | a sending thread | one stream element on `chan`; the channel stays open |
 //! | VALUE | a sending thread | the (last) value on `chan`; the channel closes |
 //! | TERMINATE | the receiver, when `chan` died or is unknown | the sending thread `thread` stops at its next send |
+//! | CREDIT | the receiver, every `CREDIT_EVERY` elements of a stream | the sending thread `thread` may send `n` more elements on `chan` |
 
 use crate::parallel::eden::Chan;
 use crate::parallel::pack::PackedGraph;
@@ -39,6 +40,11 @@ pub enum Message {
         chan: Chan,
         thread: u32,
     },
+    Credit {
+        chan: Chan,
+        thread: u32,
+        n: u32,
+    },
 }
 
 impl Message {
@@ -49,6 +55,7 @@ impl Message {
             Message::Head { .. } => Kind::Head,
             Message::Value { .. } => Kind::Value,
             Message::Terminate { .. } => Kind::Terminate,
+            Message::Credit { .. } => Kind::Credit,
         }
     }
 
@@ -79,6 +86,9 @@ impl Message {
                 w.extend_from_slice(graph);
             }
             Message::Terminate { chan, thread } => w.extend([chan.word(), *thread as u64]),
+            Message::Credit { chan, thread, n } => {
+                w.extend([chan.word(), *thread as u64, *n as u64])
+            }
         }
         codec::encode(self.kind(), &w)
     }
@@ -125,6 +135,14 @@ impl Message {
                     thread: f[1] as u32,
                 }
             }
+            Kind::Credit => {
+                codec::need(kind, f, 3)?;
+                Message::Credit {
+                    chan: Chan::from_word(f[0]),
+                    thread: f[1] as u32,
+                    n: f[2] as u32,
+                }
+            }
             _ => return Err(format!("{} is not Eden's", kind.name())),
         })
     }
@@ -165,6 +183,11 @@ mod tests {
                 graph: vec![],
             },
             Message::Terminate { chan, thread: 8 },
+            Message::Credit {
+                chan,
+                thread: 9,
+                n: 1024,
+            },
         ] {
             let (k, f) = codec::decode(&m.encode()).unwrap();
             assert_eq!(Message::from_fields(k, &f).unwrap(), m);
@@ -179,6 +202,7 @@ mod tests {
             Kind::Head,
             Kind::Value,
             Kind::Terminate,
+            Kind::Credit,
         ] {
             assert!(Message::from_fields(k, &[]).is_err());
         }

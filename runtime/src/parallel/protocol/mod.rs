@@ -9,7 +9,7 @@
 //! | --- | --- | --- |
 //! | control | FINISH, FAIL | `control` |
 //! | GUM | FISH, SCHEDULE, FETCH, RESUME, ACK, FREE | `parallel::gum` |
-//! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE | `parallel::eden` |
+//! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE, CREDIT | `parallel::eden` |
 
 pub mod codec;
 pub mod control;
@@ -50,10 +50,13 @@ pub enum Kind {
     Value,
     /// Eden: the receiver dropped the channel; its sender stops.
     Terminate,
+    /// Eden: the receiver took in this many more elements of a stream; its
+    /// sender may run that much further ahead (the stream window).
+    Credit,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Fish,
         Kind::Schedule,
         Kind::Fetch,
@@ -67,6 +70,7 @@ impl Kind {
         Kind::Head,
         Kind::Value,
         Kind::Terminate,
+        Kind::Credit,
     ];
 
     pub fn protocol(self) -> Protocol {
@@ -75,9 +79,12 @@ impl Kind {
                 Protocol::Gum
             }
             Kind::Finish | Kind::Fail => Protocol::Control,
-            Kind::Create | Kind::Split | Kind::Head | Kind::Value | Kind::Terminate => {
-                Protocol::Eden
-            }
+            Kind::Create
+            | Kind::Split
+            | Kind::Head
+            | Kind::Value
+            | Kind::Terminate
+            | Kind::Credit => Protocol::Eden,
         }
     }
 
@@ -103,6 +110,7 @@ impl Kind {
             Kind::Head => "HEAD",
             Kind::Value => "VALUE",
             Kind::Terminate => "TERMINATE",
+            Kind::Credit => "CREDIT",
         }
     }
 }
