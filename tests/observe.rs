@@ -178,6 +178,7 @@ fn eventlog_agrees_with_stats(name: &str, program: &str, flags: &[&str], args: &
                 "blocked",
             ),
             (n("SendMessage/"), "messages_sent"),
+            (n("CreateProcess"), "processes"),
             // SCHEDULE (kind 1) carries a spark away.
             (n("SendMessage/1"), "sparks_exported"),
         ];
@@ -223,6 +224,17 @@ fn eventlog_agrees_with_stats_on_threads() {
         "programs/sumEuler.gph",
         &["--pes", "3"],
         &["1", "1200", "40"],
+    );
+}
+
+/// Eden's processes (CREATE_PROCESS) and channel messages.
+#[test]
+fn eventlog_agrees_with_stats_for_eden() {
+    eventlog_agrees_with_stats(
+        "eden3",
+        "tests/programs/par_eden_farm.gph",
+        &["--engine", "sim", "--pes", "3"],
+        &[],
     );
 }
 

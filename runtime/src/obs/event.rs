@@ -100,9 +100,20 @@ pub enum Event {
     Fetch {
         to: PeId,
     },
-    /// An Eden process started here (its first thread is the last one
-    /// made).
-    ProcessCreate,
+    /// An Eden process started here (its number on this PE).
+    ProcessCreate {
+        process: u32,
+    },
+    /// A thread of this PE joined a process (its first thread, or one it
+    /// forked).
+    ProcessThread {
+        process: u32,
+        thread: u32,
+    },
+    /// A process of this PE ended: its last thread did.
+    ProcessEnd {
+        process: u32,
+    },
 }
 
 /// Why a thread's time slice ended.

@@ -79,6 +79,9 @@ const HEAP_SIZE: u16 = 50;
 const HEAP_LIVE: u16 = 51;
 const USER_MARKER: u16 = 58;
 const HACK_BUG_T9003: u16 = 59;
+const CREATE_PROCESS: u16 = 62;
+const KILL_PROCESS: u16 = 63;
+const ASSIGN_THREAD_TO_PROCESS: u16 = 64;
 const SEND_MESSAGE: u16 = 67;
 const RECEIVE_MESSAGE: u16 = 68;
 
@@ -115,6 +118,9 @@ const TYPES: &[(u16, u16, &str)] = &[
     (HEAP_LIVE, 12, "Current heap live data"),
     (USER_MARKER, VARIABLE, "User marker"),
     (HACK_BUG_T9003, 0, "Empty event for bug #9003"),
+    (CREATE_PROCESS, 4, "Create process"),
+    (KILL_PROCESS, 4, "Kill process"),
+    (ASSIGN_THREAD_TO_PROCESS, 8, "Assign thread to process"),
     (SEND_MESSAGE, 19, "Send message"),
     (RECEIVE_MESSAGE, 23, "Receive message"),
 ];
@@ -369,6 +375,12 @@ impl PeLog {
         })
     }
 
+    /// The log's id of process `process` of this PE: unique in the log,
+    /// as thread ids are.
+    fn process_id(&self, process: u32) -> u32 {
+        ((self.pe.0 as u32) << 24) | ((process + 1) & 0xff_ffff)
+    }
+
     fn spark_counters(&mut self, t: f64, ns: u64) {
         self.counted_at = Some(t);
         let s = self.sparks;
@@ -563,8 +575,23 @@ impl PeLog {
             Event::FishOut { .. }
             | Event::FishForward { .. }
             | Event::FishHome
-            | Event::Fetch { .. }
-            | Event::ProcessCreate => {}
+            | Event::Fetch { .. } => {}
+            Event::ProcessCreate { process } => {
+                let id = self.process_id(process);
+                self.event(CREATE_PROCESS, ns);
+                self.buf.u32(id);
+            }
+            Event::ProcessThread { process, thread } => {
+                let (p, t) = (self.process_id(process), self.thread_id(thread));
+                self.event(ASSIGN_THREAD_TO_PROCESS, ns);
+                self.buf.u32(t);
+                self.buf.u32(p);
+            }
+            Event::ProcessEnd { process } => {
+                let id = self.process_id(process);
+                self.event(KILL_PROCESS, ns);
+                self.buf.u32(id);
+            }
         }
         if self.buf.0.len() >= BLOCK_BYTES {
             self.flush();

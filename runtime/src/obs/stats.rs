@@ -155,12 +155,14 @@ impl PeStats {
             Event::FishForward { .. } => self.fish_forwarded += 1,
             Event::FishHome => self.fish_failed += 1,
             Event::Fetch { .. } => self.fetches += 1,
-            Event::ProcessCreate => self.processes += 1,
+            Event::ProcessCreate { .. } => self.processes += 1,
             Event::ThreadRun { .. }
             | Event::ThreadWakeup { .. }
             | Event::SparkDud
             | Event::GcStart
-            | Event::Receive { .. } => {}
+            | Event::Receive { .. }
+            | Event::ProcessThread { .. }
+            | Event::ProcessEnd { .. } => {}
         }
     }
 
@@ -289,6 +291,15 @@ pub fn format_stats(s: &Stats) -> String {
         s.total.sparks_overflowed,
         secs,
     );
+    // Eden's figures only for programs that made processes, so that GpH's
+    // report keeps its shape.
+    let eden = s.total.processes > 0;
+    if eden {
+        out.push_str(&format!(
+            "EDEN: {} processes\n",
+            thousands(s.total.processes)
+        ));
+    }
     if s.per_pe.len() <= 1 {
         return out;
     }
@@ -324,6 +335,15 @@ pub fn format_stats(s: &Stats) -> String {
             .map(|(i, p)| pe_row(i.to_string(), p)),
     );
     rows.push(pe_row("total".into(), &PeStats::sum(&s.per_pe)));
+    if eden {
+        // Processes after threads.
+        rows[0].insert(5, String::new());
+        rows[1].insert(5, "procs".into());
+        let procs = s.per_pe.iter().map(|p| p.processes);
+        for (row, n) in rows[2..].iter_mut().zip(procs.chain([s.total.processes])) {
+            row.insert(5, thousands(n));
+        }
+    }
     out.push_str(&columns(&rows, false));
     out.push('\n');
     let mut rows = vec![cells(&["MESSAGES", "count", "bytes"])];

@@ -197,6 +197,15 @@ impl PeTrace {
         ));
     }
 
+    /// A mark on the PE's message track.
+    fn instant(&mut self, t: f64, name: &str) {
+        let (pid, ts) = (self.pe, micros(t));
+        self.item(format_args!(
+            r#"{{"ph":"i","s":"t","name":{},"cat":"eden","pid":{pid},"tid":{MESSAGES_TID},"ts":{ts}}}"#,
+            json_str(name)
+        ));
+    }
+
     fn flush(&mut self) {
         if !self.buf.is_empty() {
             self.file.append(self.buf.as_bytes());
@@ -325,7 +334,11 @@ impl Recorder for PeTrace {
             | Event::FishForward { .. }
             | Event::FishHome
             | Event::Fetch { .. }
-            | Event::ProcessCreate => {}
+            | Event::ProcessThread { .. } => {}
+            Event::ProcessCreate { process } => {
+                self.instant(t, &format!("process {process} created"))
+            }
+            Event::ProcessEnd { process } => self.instant(t, &format!("process {process} ended")),
         }
         if self.buf.len() >= CHUNK_BYTES {
             self.flush();

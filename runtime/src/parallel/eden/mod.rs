@@ -252,6 +252,7 @@ impl Pe<'_, '_> {
         });
         if left == Some(0) {
             self.eden.processes.remove(&p);
+            self.obs.emit(Event::ProcessEnd { process: p });
             if self.eden.inports.values().any(|i| i.process == Some(p)) {
                 self.collect_soon();
             }
@@ -259,6 +260,7 @@ impl Pe<'_, '_> {
     }
 
     fn join_process(&mut self, thread: u32, p: u32) {
+        self.obs.emit(Event::ProcessThread { process: p, thread });
         self.eden.thread_process.insert(thread, p);
         *self.eden.processes.entry(p).or_insert(0) += 1;
     }
@@ -332,9 +334,9 @@ impl Pe<'_, '_> {
         self.eden.next_process += 1;
         self.open(input, node, true, Some(p));
         let unit = self.l.unit_node;
+        self.obs.emit(Event::ProcessCreate { process: p });
         let id = self.spawn(self.l.process_entry, &[f, node, unit]);
         self.join_process(id, p);
-        self.obs.emit(Event::ProcessCreate);
     }
 
     /// `EdenFork`: a thread of this process running the IO action in
