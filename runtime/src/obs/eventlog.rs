@@ -138,6 +138,10 @@ const BLOCKED_ON_MSG_GLOBALISE: u16 = 18;
 /// Eden's message opcodes (ghc-events' MessageTag, from 0x50).
 const TAG_FINISH: u8 = 0x53;
 const TAG_FAIL: u8 = 0x54;
+const TAG_RFORK: u8 = 0x55;
+const TAG_DATA: u8 = 0x57;
+const TAG_HEAD: u8 = 0x58;
+const TAG_TERMINATE: u8 = 0x5b;
 const TAG_PACKET: u8 = 0x5c;
 
 /// A stop reason as GHC's stop status.
@@ -155,6 +159,10 @@ fn message_tag(kind: Kind) -> u8 {
     match kind {
         Kind::Finish => TAG_FINISH,
         Kind::Fail => TAG_FAIL,
+        Kind::Create => TAG_RFORK,
+        Kind::Split | Kind::Value => TAG_DATA,
+        Kind::Head => TAG_HEAD,
+        Kind::Terminate => TAG_TERMINATE,
         _ => TAG_PACKET,
     }
 }

@@ -163,7 +163,7 @@ impl Message {
                     .map(|c| (c[0] as u32, Weight(c[1])))
                     .collect(),
             },
-            Kind::Finish | Kind::Fail => return Err(format!("{} is not GUM's", kind.name())),
+            _ => return Err(format!("{} is not GUM's", kind.name())),
         })
     }
 }

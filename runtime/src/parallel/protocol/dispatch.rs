@@ -24,6 +24,12 @@ impl Pe<'_, '_> {
                 let m = Message::from_fields(kind, &fields).map_err(internal)?;
                 self.gum_receive(env.from, m)?;
             }
+            Protocol::Eden => {
+                return Err(internal(format!(
+                    "{} before Eden's runtime exists",
+                    kind.name()
+                )));
+            }
             Protocol::Control => {
                 let m = Control::from_fields(kind, &fields).map_err(internal)?;
                 control::receive(self, m)?;

@@ -9,8 +9,7 @@
 //! | --- | --- | --- |
 //! | control | FINISH, FAIL | `control` |
 //! | GUM | FISH, SCHEDULE, FETCH, RESUME, ACK, FREE | `parallel::gum` |
-//!
-//! Eden's CREATE, VALUE, HEAD, CLOSE and TERMINATE will be a third.
+//! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE | (docs/eden.md; being built) |
 
 pub mod codec;
 pub mod control;
@@ -26,6 +25,8 @@ pub enum Protocol {
     Control,
     /// GpH on many PEs: work stealing, fetching remote data, weights.
     Gum,
+    /// Eden's processes and channels (docs/eden.md).
+    Eden,
 }
 
 /// Message kinds: the first word of every message.
@@ -39,10 +40,20 @@ pub enum Kind {
     Free,
     Finish,
     Fail,
+    /// Eden: make a child process (its function, its channels).
+    Create,
+    /// Eden: the value on a channel is a tuple; a channel per component.
+    Split,
+    /// Eden: one element of a stream.
+    Head,
+    /// Eden: a channel's (last) value.
+    Value,
+    /// Eden: the receiver dropped the channel; its sender stops.
+    Terminate,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Fish,
         Kind::Schedule,
         Kind::Fetch,
@@ -51,6 +62,11 @@ impl Kind {
         Kind::Free,
         Kind::Finish,
         Kind::Fail,
+        Kind::Create,
+        Kind::Split,
+        Kind::Head,
+        Kind::Value,
+        Kind::Terminate,
     ];
 
     pub fn protocol(self) -> Protocol {
@@ -59,6 +75,9 @@ impl Kind {
                 Protocol::Gum
             }
             Kind::Finish | Kind::Fail => Protocol::Control,
+            Kind::Create | Kind::Split | Kind::Head | Kind::Value | Kind::Terminate => {
+                Protocol::Eden
+            }
         }
     }
 
@@ -79,6 +98,11 @@ impl Kind {
             Kind::Free => "FREE",
             Kind::Finish => "FINISH",
             Kind::Fail => "FAIL",
+            Kind::Create => "CREATE",
+            Kind::Split => "SPLIT",
+            Kind::Head => "HEAD",
+            Kind::Value => "VALUE",
+            Kind::Terminate => "TERMINATE",
         }
     }
 }
