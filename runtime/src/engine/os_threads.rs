@@ -86,19 +86,25 @@ impl Engine for OsThread<'_> {
                 return n;
             }
         }
-        if pes[0].has_work() || std::mem::take(&mut self.timed_out) {
+        if pes[0].has_work() || pes[0].has_mail() || std::mem::take(&mut self.timed_out) {
             self.step_start = Instant::now();
             return Next::Step(0);
         }
         Next::Wait
     }
 
+    /// Waits for a message, at most until a held one or a send buffer is
+    /// due (and IDLE_WAIT).
     fn wait(&mut self, pes: &[Pe]) {
         let now = Instant::now();
-        let wait_for = match &self.held {
-            Some((due, _)) => due.saturating_duration_since(now).min(IDLE_WAIT),
-            None => IDLE_WAIT,
-        };
+        let mut wait_for = IDLE_WAIT;
+        if let Some((due, _)) = &self.held {
+            wait_for = wait_for.min(due.saturating_duration_since(now));
+        }
+        if let Some(due) = pes[0].packets_due() {
+            let left = due - self.start.elapsed().as_secs_f64();
+            wait_for = wait_for.min(Duration::from_secs_f64(left.clamp(0.0, 1.0)));
+        }
         let r = self.rx.recv_timeout(wait_for);
         let waited = now.elapsed().as_secs_f64();
         if pes[0].has_blocked_threads() {

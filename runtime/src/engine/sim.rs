@@ -77,12 +77,12 @@ struct Sim<'g> {
 }
 
 impl Engine for Sim<'_> {
-    /// The earliest thing: deliver a message, or run the PE with work and
-    /// the earliest clock.
+    /// The earliest thing: deliver a message, or step the PE with work (or
+    /// mail) and the earliest clock.
     fn next(&mut self, pes: &[Pe]) -> Next {
         let clock = &self.clock;
         let worker = (0..pes.len())
-            .filter(|&p| pes[p].has_work())
+            .filter(|&p| pes[p].has_work() || pes[p].has_mail())
             .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
         let deliver = match (self.mail.peek(), worker) {
             (None, None) => return Next::Nothing,

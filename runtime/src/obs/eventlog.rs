@@ -163,7 +163,15 @@ fn message_tag(kind: Kind) -> u8 {
         Kind::Split | Kind::Value => TAG_DATA,
         Kind::Head => TAG_HEAD,
         Kind::Terminate => TAG_TERMINATE,
-        _ => TAG_PACKET,
+        // A packet is Eden's PACKET, and so are GUM's kinds: ghc-events
+        // knows no GUM opcode.
+        Kind::Packet
+        | Kind::Fish
+        | Kind::Schedule
+        | Kind::Fetch
+        | Kind::Resume
+        | Kind::Ack
+        | Kind::Free => TAG_PACKET,
     }
 }
 
@@ -563,7 +571,8 @@ impl PeLog {
             Event::FishOut { .. }
             | Event::FishForward { .. }
             | Event::FishHome
-            | Event::Fetch { .. } => {}
+            | Event::Fetch { .. }
+            | Event::Packet { .. } => {}
         }
         if self.buf.0.len() >= BLOCK_BYTES {
             self.flush();

@@ -5,6 +5,7 @@
 //! up; nothing else stores it.
 
 use crate::obs::event::Event;
+use crate::parallel::protocol::packet::Flush;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -47,26 +48,28 @@ impl Merge for BTreeMap<&'static str, (u64, u64)> {
     }
 }
 
-/// Declares `PeStats` and how several add up, one line per statistic.
-macro_rules! pe_stats {
-    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
-        /// What one PE did (or several together: `add`). Serialised, the
-        /// per-PE part of `--stats-json`.
+/// Declares a struct of statistics and how several add up, one line per
+/// statistic.
+macro_rules! stats {
+    ($(#[$sdoc:meta])* $ty:ident { $($(#[$doc:meta])* $name:ident: $fty:ty,)* }) => {
+        $(#[$sdoc])*
         #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-        pub struct PeStats {
-            $($(#[$doc])* pub $name: $ty,)*
+        pub struct $ty {
+            $($(#[$doc])* pub $name: $fty,)*
         }
 
-        impl PeStats {
-            /// Adds another PE's statistics to these.
-            pub fn add(&mut self, o: &PeStats) {
+        impl Merge for $ty {
+            fn add_up(&mut self, o: &$ty) {
                 $(self.$name.add_up(&o.$name);)*
             }
         }
     };
 }
 
-pe_stats! {
+stats! {
+/// What one PE did (or several together: `add`). Serialised, the per-PE
+/// part of `--stats-json`.
+PeStats {
     /// Supercombinator entries (thunks included).
     reductions: u64,
     /// Bytes of heap in use at each collection and at the end, summed.
@@ -105,9 +108,66 @@ pe_stats! {
     /// Messages sent, by kind: (count, bytes).
     #[serde(skip)]
     messages: BTreeMap<&'static str, (u64, u64)>,
+    /// The packets that carried them (reported apart: `packets_json`).
+    #[serde(skip)]
+    packets: PacketStats,
+}}
+
+stats! {
+/// What a PE's packet layer sent (`parallel::protocol::packet`). Reported
+/// only for a run in which messages waited for company (`chunked`): in
+/// any other every message is a packet of its own, as before the layer.
+PacketStats {
+    /// Packets sent, and the messages and bytes in them.
+    sent: u64,
+    messages: u64,
+    bytes: u64,
+    /// The most messages in one packet.
+    max_messages: Max,
+    /// Why the packets left: with an urgent message, full (or the next
+    /// message did not fit), timed out, or the PE had no runnable thread.
+    urgent: u64,
+    full: u64,
+    timeout: u64,
+    idle: u64,
+}}
+
+impl PacketStats {
+    fn count(&mut self, messages: u32, bytes: u64, why: Flush) {
+        self.sent += 1;
+        self.messages += u64::from(messages);
+        self.bytes += bytes;
+        self.max_messages.add_up(&Max(u64::from(messages)));
+        *match why {
+            Flush::Urgent => &mut self.urgent,
+            Flush::Full => &mut self.full,
+            Flush::Timeout => &mut self.timeout,
+            Flush::Idle => &mut self.idle,
+        } += 1;
+    }
+
+    /// Whether a message waited for others: a packet carried several, or
+    /// left for another reason than an urgent message.
+    pub fn chunked(&self) -> bool {
+        self.max_messages.0 > 1 || self.urgent < self.sent
+    }
+
+    /// Messages and bytes per packet, on average.
+    pub fn mean_messages(&self) -> f64 {
+        self.messages as f64 / self.sent.max(1) as f64
+    }
+
+    pub fn mean_bytes(&self) -> f64 {
+        self.bytes as f64 / self.sent.max(1) as f64
+    }
 }
 
 impl PeStats {
+    /// Adds another PE's statistics to these.
+    pub fn add(&mut self, o: &PeStats) {
+        self.add_up(o);
+    }
+
     /// Counts one event.
     #[inline]
     pub fn count(&mut self, e: &Event) {
@@ -149,6 +209,12 @@ impl PeStats {
                 e.0 += 1;
                 e.1 += bytes;
             }
+            Event::Packet {
+                messages,
+                bytes,
+                why,
+                ..
+            } => self.packets.count(messages, bytes, why),
             Event::FishOut { .. } => self.fish_sent += 1,
             Event::FishForward { .. } => self.fish_forwarded += 1,
             Event::FishHome => self.fish_failed += 1,
@@ -207,8 +273,10 @@ impl Stats {
 }
 
 /// The `--stats-json` document: engine, PEs, times, per-PE counters (with
-/// messages and bytes sent), messages by kind.
+/// messages and bytes sent), messages by kind; and the packets, per PE and
+/// in all, when messages waited for company (`PacketStats::chunked`).
 pub fn to_json(s: &Stats, wall: Duration) -> String {
+    let chunked = s.total.packets.chunked();
     let per_pe: Vec<serde_json::Value> = s
         .per_pe
         .iter()
@@ -220,6 +288,9 @@ pub fn to_json(s: &Stats, wall: Duration) -> String {
                 o.insert("pe".into(), k.into());
                 o.insert("messages_sent".into(), messages_sent.into());
                 o.insert("bytes_sent".into(), bytes_sent.into());
+                if chunked {
+                    o.insert("packets".into(), packets_json(&p.packets));
+                }
             }
             v
         })
@@ -230,15 +301,36 @@ pub fn to_json(s: &Stats, wall: Duration) -> String {
         .iter()
         .map(|(k, (c, b))| (k.to_string(), serde_json::json!({"count": c, "bytes": b})))
         .collect();
-    serde_json::json!({
+    let mut doc = serde_json::json!({
         "engine": s.engine,
         "pes": s.pes,
         "wall_time_s": wall.as_secs_f64(),
         "virtual_time_s": s.virtual_time,
         "per_pe": per_pe,
         "messages": messages,
+    });
+    if chunked {
+        doc["packets"] = packets_json(&s.total.packets);
+    }
+    doc.to_string()
+}
+
+/// One PE's packets (or all), for `--stats-json`.
+fn packets_json(p: &PacketStats) -> serde_json::Value {
+    serde_json::json!({
+        "sent": p.sent,
+        "messages": p.messages,
+        "bytes": p.bytes,
+        "messages_per_packet": p.mean_messages(),
+        "max_messages_per_packet": p.max_messages,
+        "bytes_per_packet": p.mean_bytes(),
+        "flushes": {
+            "urgent": p.urgent,
+            "full": p.full,
+            "timeout": p.timeout,
+            "idle": p.idle,
+        },
     })
-    .to_string()
 }
 
 fn thousands(n: u64) -> String {
@@ -332,7 +424,40 @@ pub fn format_stats(s: &Stats) -> String {
     }
     rows.push(vec!["  total".into(), thousands(count), thousands(bytes)]);
     out.push_str(&columns(&rows, true));
+    if s.total.packets.chunked() {
+        out.push('\n');
+        out.push_str(&packets_table(s));
+    }
     out
+}
+
+/// The packets each PE sent: how many, messages per packet (mean, most),
+/// bytes per packet, and why they left.
+fn packets_table(s: &Stats) -> String {
+    let mut rows = vec![
+        cells(&["", "", "mean", "most", "mean", "flushed", "", "", ""]),
+        cells(&[
+            "PACKETS", "sent", "msgs", "msgs", "bytes", "urgent", "full", "timeout", "idle",
+        ]),
+    ];
+    let row = |label: String, p: &PacketStats| {
+        vec![
+            label,
+            thousands(p.sent),
+            format!("{:.1}", p.mean_messages()),
+            thousands(p.max_messages.0),
+            format!("{:.0}", p.mean_bytes()),
+            thousands(p.urgent),
+            thousands(p.full),
+            thousands(p.timeout),
+            thousands(p.idle),
+        ]
+    };
+    for (i, p) in s.per_pe.iter().enumerate() {
+        rows.push(row(format!("  {i}"), &p.packets));
+    }
+    rows.push(row("  total".into(), &s.total.packets));
+    columns(&rows, true)
 }
 
 fn cells(xs: &[&str]) -> Vec<String> {

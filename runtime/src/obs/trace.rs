@@ -324,7 +324,8 @@ impl Recorder for PeTrace {
             | Event::FishOut { .. }
             | Event::FishForward { .. }
             | Event::FishHome
-            | Event::Fetch { .. } => {}
+            | Event::Fetch { .. }
+            | Event::Packet { .. } => {}
         }
         if self.buf.len() >= CHUNK_BYTES {
             self.flush();

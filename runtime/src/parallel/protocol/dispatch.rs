@@ -1,12 +1,13 @@
 //! The one dispatcher: a message that arrives at a PE goes to its
 //! protocol (see the table in `protocol`); and the one way out of a PE
-//! (`send_envelope`).
+//! (`send_envelope`), through its send buffers (`take_packets`).
 
 use crate::machine::pe::{Pe, Stop};
 use crate::obs::event::Event;
 use crate::parallel::gum::message::Message;
 use crate::parallel::protocol::control::{self, Control};
 use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::packet::Flush;
 use crate::parallel::protocol::{codec, internal, Protocol};
 
 impl Pe<'_, '_> {
@@ -30,6 +31,11 @@ impl Pe<'_, '_> {
                     kind.name()
                 )));
             }
+            Protocol::Transport => {
+                return Err(internal(
+                    "a PACKET reached a protocol: the driver unbundles them",
+                ));
+            }
             Protocol::Control => {
                 let m = Control::from_fields(kind, &fields).map_err(internal)?;
                 control::receive(self, m)?;
@@ -50,5 +56,56 @@ impl Pe<'_, '_> {
             id: env.id,
         });
         self.outbox.push(env);
+    }
+
+    /// What leaves this PE at `now` (its engine's clock): the messages it
+    /// sent since the last call go into its send buffers (each shown to
+    /// `counted` first), and the buffers that are due leave as packets
+    /// (`protocol::packet`): every one when no thread is runnable, else
+    /// those that are full, urgent or timed out. The packets, stamped.
+    pub(crate) fn take_packets(
+        &mut self,
+        now: f64,
+        mut counted: impl FnMut(&Envelope),
+    ) -> Vec<Envelope> {
+        for env in std::mem::take(&mut self.outbox) {
+            counted(&env);
+            self.sending.add(env, now);
+        }
+        if self.run_queue.is_empty() {
+            self.sending.flush_all(Flush::Idle);
+        } else {
+            self.sending.flush_due(now);
+        }
+        let packets = self.sending.take();
+        let mut out = Vec::with_capacity(packets.len());
+        for mut p in packets {
+            self.obs.emit(Event::Packet {
+                to: p.env.to,
+                messages: p.messages as u32,
+                bytes: p.env.size() as u64,
+                why: p.why,
+            });
+            p.env.sent_at = now;
+            out.push(p.env);
+        }
+        out
+    }
+
+    /// When `take_packets` will send held messages without a new one (the
+    /// engine's clock, seconds): at once when no thread is runnable, else
+    /// when the oldest buffer times out; None while nothing is held.
+    pub fn packets_due(&self) -> Option<f64> {
+        let due = self.sending.due()?;
+        Some(if self.run_queue.is_empty() {
+            f64::NEG_INFINITY
+        } else {
+            due
+        })
+    }
+
+    /// The run ends: every held message leaves (`take_packets` sends it).
+    pub(crate) fn flush_packets(&mut self) {
+        self.sending.flush_all(Flush::Idle);
     }
 }
