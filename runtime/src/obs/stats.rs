@@ -640,4 +640,70 @@ Total time 1.500s
         // Readable in a terminal of 100 columns.
         assert!(out.lines().all(|l| l.len() <= 100), "{out}");
     }
+
+    /// Two PEs that sent `packets` (messages, bytes, why) each.
+    fn sent(packets: &[(u32, u64, Flush)]) -> Stats {
+        let mut pe = PeStats::default();
+        for &(messages, bytes, why) in packets {
+            pe.count(&Event::Packet {
+                to: crate::parallel::ids::PeId(1),
+                messages,
+                bytes,
+                why,
+            });
+        }
+        Stats {
+            engine: "sim",
+            pes: 2,
+            ..Stats::new(vec![pe.clone(), pe])
+        }
+    }
+
+    #[test]
+    fn packet_stats_only_when_a_message_waited() {
+        // Every message a packet of its own, sent as it came: as before the
+        // packet layer, and reported as before.
+        let s = sent(&[(1, 24, Flush::Urgent), (1, 40, Flush::Urgent)]);
+        assert_eq!(s.total.packets.sent, 4);
+        assert!(!s.total.packets.chunked());
+        assert!(!format_stats(&s).contains("PACKETS"));
+        assert!(!to_json(&s, Duration::ZERO).contains("packets"));
+        // One HEAD that waited (alone) is enough to report them all.
+        for why in [Flush::Full, Flush::Timeout, Flush::Idle] {
+            assert!(sent(&[(1, 24, why)]).total.packets.chunked());
+        }
+        let s = sent(&[
+            (1, 24, Flush::Urgent),
+            (5, 400, Flush::Urgent),
+            (3, 200, Flush::Full),
+            (2, 100, Flush::Timeout),
+            (1, 36, Flush::Idle),
+        ]);
+        let out = format_stats(&s);
+        let words = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let row = |first: &str| {
+            out.lines()
+                .rev()
+                .map(words)
+                .find(|l| l.first().map(String::as_str) == Some(first))
+                .unwrap_or_else(|| panic!("no row {first} in\n{out}"))
+        };
+        // Per PE: 5 packets of 12 messages, 760 bytes; the PEs together.
+        assert_eq!(
+            row("PACKETS"),
+            words("PACKETS sent msgs msgs bytes urgent full timeout idle")
+        );
+        assert_eq!(row("1"), words("1 5 2.4 5 152 2 1 1 1"));
+        assert_eq!(row("total"), words("total 10 2.4 5 152 4 2 2 2"));
+        assert!(out.lines().all(|l| l.len() <= 100), "{out}");
+        let json: serde_json::Value = serde_json::from_str(&to_json(&s, Duration::ZERO)).unwrap();
+        let want = serde_json::json!({
+            "sent": 10, "messages": 24, "bytes": 1520,
+            "messages_per_packet": 2.4, "max_messages_per_packet": 5, "bytes_per_packet": 152.0,
+            "flushes": {"urgent": 4, "full": 2, "timeout": 2, "idle": 2},
+        });
+        assert_eq!(json["packets"], want);
+        assert_eq!(json["per_pe"][1]["packets"]["sent"], 5);
+        assert_eq!(json["per_pe"][1]["packets"]["flushes"]["idle"], 1);
+    }
 }
