@@ -3,9 +3,11 @@
 //!
 //! Each PE has a clock. Running a slice advances it by the reductions done
 //! over the PE's speed (a PE of speed 1.0 does [`REDUCTIONS_PER_SECOND`]);
-//! handling a message costs [`MESSAGE_COST`] plus the packed graph's words. A
-//! message sent at time t arrives at t + latency + size / bandwidth (and
-//! never before an earlier message on the same link). The engine always
+//! handling a message (a packet of several, `parallel::protocol::packet`,
+//! counts as one) costs [`MESSAGE_COST`] plus the packed graph's words, and
+//! sending one what the grid says (nothing by default). A message sent at
+//! time t arrives at t + latency + size / bandwidth (and never before an
+//! earlier message on the same link). The engine always
 //! does the earliest thing next: deliver the earliest message, or run the
 //! PE whose clock is earliest among those with work, ties broken by PE
 //! number and send order, so the same program, grid and seed give the same
@@ -132,12 +134,18 @@ impl Engine for Sim<'_> {
         self.busy[p] += dt;
     }
 
-    /// Arrives after the link's latency and the size over its bandwidth,
-    /// never before an earlier message on the same link; a held message
-    /// that much later (without holding up the link).
+    /// Costs the sender the grid's sending cost, and leaves when that is
+    /// paid; arrives after the link's latency and the size over its
+    /// bandwidth, never before an earlier message on the same link; a held
+    /// message that much later (without holding up the link).
     fn post(&mut self, env: Envelope) {
         let (from, to) = (env.from, env.to);
-        let mut t = env.sent_at + self.grid.transit(from, to, env.size());
+        let p = from.0 as usize;
+        let cost = self.grid.send_cost(from, to, env.size()) / self.grid.speed(from);
+        self.clock[p] += cost;
+        self.busy[p] += cost;
+        let left = env.sent_at.max(self.clock[p]);
+        let mut t = left + self.grid.transit(from, to, env.size());
         let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
         t = t.max(*link);
         *link = t;
