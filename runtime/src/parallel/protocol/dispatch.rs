@@ -46,8 +46,9 @@ impl Pe<'_, '_> {
         Ok(())
     }
 
-    /// Sends a message: the engine takes it from the outbox.
-    pub(crate) fn send_envelope(&mut self, mut env: Envelope) {
+    /// Sends a message: the driver takes it from the outbox into a send
+    /// buffer (`take_packets`). Public for tests, which send by hand.
+    pub fn send_envelope(&mut self, mut env: Envelope) {
         env.id = self.obs.next_message_id();
         self.obs.emit(Event::Send {
             to: env.to,
