@@ -306,14 +306,12 @@ impl Driver<'_> {
     /// their way.
     fn post<E: Engine>(&self, eng: &mut E, pes: &mut [Pe], p: usize) {
         let census = self.census;
-        let packets = pes[p].take_packets(eng.now(p), |env| {
+        let counted = |env: &Envelope| {
             if !env.kind.looks_for_work() {
                 census.up();
             }
-        });
-        for env in packets {
-            eng.post(env);
-        }
+        };
+        pes[p].take_packets(eng.now(p), counted, |env| eng.post(env));
     }
 
     /// `post` outside a step of local PE `p`: its events are stamped now.

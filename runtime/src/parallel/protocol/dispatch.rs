@@ -59,16 +59,18 @@ impl Pe<'_, '_> {
         self.outbox.push(env);
     }
 
-    /// What leaves this PE at `now` (its engine's clock): the messages it
-    /// sent since the last call go into its send buffers (each shown to
-    /// `counted` first), and the buffers that are due leave as packets
-    /// (`protocol::packet`): every one when no thread is runnable, else
-    /// those that are full, urgent or timed out. The packets, stamped.
+    /// Sends what leaves this PE at `now` (its engine's clock) with
+    /// `post`: the messages it sent since the last call go into its send
+    /// buffers (each shown to `counted` first), and the buffers that are
+    /// due leave as packets (`protocol::packet`), stamped: every one when
+    /// no thread is runnable, else those that are full, urgent or timed
+    /// out.
     pub(crate) fn take_packets(
         &mut self,
         now: f64,
         mut counted: impl FnMut(&Envelope),
-    ) -> Vec<Envelope> {
+        mut post: impl FnMut(Envelope),
+    ) {
         for env in std::mem::take(&mut self.outbox) {
             counted(&env);
             self.sending.add(env, now);
@@ -78,9 +80,7 @@ impl Pe<'_, '_> {
         } else {
             self.sending.flush_due(now);
         }
-        let packets = self.sending.take();
-        let mut out = Vec::with_capacity(packets.len());
-        for mut p in packets {
+        for mut p in self.sending.drain() {
             self.obs.emit(Event::Packet {
                 to: p.env.to,
                 messages: p.messages as u32,
@@ -88,9 +88,8 @@ impl Pe<'_, '_> {
                 why: p.why,
             });
             p.env.sent_at = now;
-            out.push(p.env);
+            post(p.env);
         }
-        out
     }
 
     /// When `take_packets` will send held messages without a new one (the

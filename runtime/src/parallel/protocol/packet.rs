@@ -127,7 +127,7 @@ pub struct SendBuffers {
     buffers: Vec<Buffer>,
     /// Messages in all buffers.
     held: usize,
-    /// Flushed, not yet taken (`take`).
+    /// Flushed, not yet taken (`drain`).
     ready: Vec<Outgoing>,
 }
 
@@ -236,8 +236,8 @@ impl SendBuffers {
     }
 
     /// The packets that left since the last call, in the order they left.
-    pub fn take(&mut self) -> Vec<Outgoing> {
-        std::mem::take(&mut self.ready)
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Outgoing> {
+        self.ready.drain(..)
     }
 
     /// Sends the buffer for PE `to` as one packet.
@@ -434,8 +434,7 @@ mod tests {
 
     /// What left: (destination, messages, why, their ids).
     fn left(b: &mut SendBuffers) -> Vec<(u16, usize, Flush, Vec<u64>)> {
-        b.take()
-            .into_iter()
+        b.drain()
             .map(|o| {
                 let ids = if o.env.kind == Kind::Packet {
                     unbundle(&o.env).unwrap().iter().map(|m| m.id).collect()
@@ -503,7 +502,7 @@ mod tests {
         for (i, kind) in urgent.enumerate() {
             let m = msg(kind, 1, 3, i as u64);
             b.add(m.clone(), 0.0);
-            let out = b.take();
+            let out: Vec<Outgoing> = b.drain().collect();
             assert_eq!(out.len(), 1);
             assert_eq!((out[0].messages, out[0].why), (1, Flush::Urgent));
             assert_eq!(out[0].env, m, "{} unchanged", kind.name());
@@ -583,7 +582,7 @@ mod tests {
         let big = head(1, 40, 2);
         assert!(big.size() > 256);
         b.add(big.clone(), 0.0);
-        let out = b.take();
+        let out: Vec<Outgoing> = b.drain().collect();
         assert_eq!(
             out.iter().map(|o| (o.messages, o.why)).collect::<Vec<_>>(),
             vec![(1, Flush::Full), (1, Flush::Full)]
@@ -596,7 +595,7 @@ mod tests {
         let mut fish = msg(Kind::Fish, 1, 3, 4);
         fish.hold = Duration::from_millis(1);
         b.add(fish.clone(), 0.0);
-        let out = b.take();
+        let out: Vec<Outgoing> = b.drain().collect();
         assert_eq!(
             out.iter().map(|o| (o.messages, o.why)).collect::<Vec<_>>(),
             vec![(1, Flush::Full), (1, Flush::Urgent)]
