@@ -128,8 +128,8 @@ pub(crate) struct MachineOpts {
     /// the stream elements for one PE into packets by default).
     #[arg(long)]
     no_chunking: bool,
-    /// The largest packet of gathered messages, in bytes (`64K`; default
-    /// 64K); a larger message travels alone.
+    /// The largest packet of gathered messages, in bytes (default 64K); a
+    /// larger message travels alone.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     packet_size: Option<u64>,
     /// Milliseconds a stream element waits at most for others to travel
