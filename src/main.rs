@@ -124,6 +124,18 @@ pub(crate) struct MachineOpts {
     /// sends another (GUM's fish delay; default 1).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
     fish_delay: Option<std::time::Duration>,
+    /// Send every message as a packet of its own (the packet layer gathers
+    /// the stream elements for one PE into packets by default).
+    #[arg(long)]
+    no_chunking: bool,
+    /// The largest packet of gathered messages, in bytes (default 64K); a
+    /// larger message travels alone.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    packet_size: Option<u64>,
+    /// Milliseconds a stream element waits at most for others to travel
+    /// with (default 1).
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
+    chunk_timeout: Option<std::time::Duration>,
 }
 
 /// What a run records (docs/observe.md): files written as it goes.
@@ -165,6 +177,15 @@ impl ObserveOpts {
         }
         if let Some(d) = machine.fish_delay {
             policy.push_str(&format!(", fish delay {} ms", d.as_secs_f64() * 1e3));
+        }
+        if machine.no_chunking {
+            policy.push_str(", no chunking");
+        }
+        if let Some(b) = machine.packet_size {
+            policy.push_str(&format!(", packets of {b} bytes"));
+        }
+        if let Some(d) = machine.chunk_timeout {
+            policy.push_str(&format!(", chunk timeout {} ms", d.as_secs_f64() * 1e3));
         }
         let info = gph_runtime::obs::out::RunInfo {
             program,
@@ -281,6 +302,9 @@ impl MachineOpts {
             thread_limit: self.thread_limit.map(|n| n as usize),
             low_watermark: self.low_watermark,
             fish_delay: self.fish_delay,
+            no_chunking: self.no_chunking,
+            packet_size: self.packet_size.map(|b| b as usize),
+            chunk_timeout: self.chunk_timeout,
             ..Default::default()
         })
     }

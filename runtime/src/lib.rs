@@ -50,6 +50,12 @@ pub struct Config {
     pub low_watermark: Option<usize>,
     /// The fish delay (see `pe::Tuning`).
     pub fish_delay: Option<std::time::Duration>,
+    /// The packet layer (see `parallel::protocol::packet`): every message
+    /// a packet of its own, the largest packet in bytes, the longest a
+    /// message waits in a send buffer.
+    pub no_chunking: bool,
+    pub packet_size: Option<usize>,
+    pub chunk_timeout: Option<std::time::Duration>,
     /// Records every PE's events here (see `obs`).
     pub record: Option<Arc<dyn obs::Sink>>,
 }
@@ -87,6 +93,9 @@ impl Default for Config {
             thread_limit: None,
             low_watermark: None,
             fish_delay: None,
+            no_chunking: false,
+            packet_size: None,
+            chunk_timeout: None,
             record: None,
         }
     }
@@ -146,6 +155,15 @@ pub fn run_main_with(
     }
     if let Some(d) = config.fish_delay {
         tuning.fish_delay = d;
+    }
+    if config.no_chunking {
+        tuning.chunking.enabled = false;
+    }
+    if let Some(b) = config.packet_size {
+        tuning.chunking.packet_size = b;
+    }
+    if let Some(t) = config.chunk_timeout {
+        tuning.chunking.timeout = t;
     }
     let setup = engine::Setup {
         program,

@@ -29,11 +29,17 @@
 //! bandwidth_mbit = 100      # optional
 //! ```
 //!
+//! A cluster or a link may also say what sending costs the sender, per
+//! packet and per 32-bit word of it (`message_cost_us`, `word_cost_us`,
+//! microseconds of the fastest PE; default 0: the receiver's cost of
+//! handling a message, the sim engine's own, is then all there is). The
+//! Eden chunking paper measured 63 and 0.1 (`beowulf8.toml`).
+//!
 //! Only the ratios of speeds matter: they are scaled so that the fastest PE
-//! has speed 1.0. Between two clusters without a `[[link]]`, the latency is
-//! the larger of the two clusters' latencies and the bandwidth the smaller
-//! of their bandwidths (the slower network decides); a link without
-//! `bandwidth_mbit` gets that bandwidth too. PEs are numbered in cluster
+//! has speed 1.0. Between two clusters without a `[[link]]`, the latency and
+//! the sending costs are the larger of the two clusters' and the bandwidth
+//! the smaller (the slower network decides); a link without
+//! `bandwidth_mbit` or costs gets those too. PEs are numbered in cluster
 //! order from 0, so PE 0 (the main PE) is the first PE of the first cluster.
 //! A grid has 1 to 64 PEs. Unknown keys are errors, so that a misspelt key
 //! is reported rather than silently replaced by its default.
@@ -84,14 +90,52 @@ struct Net {
     latency: f64,
     /// Bytes per second.
     bandwidth: f64,
+    /// Seconds the sender spends per packet, and per 32-bit word of it.
+    message_cost: f64,
+    word_cost: f64,
 }
 
-impl Net {
-    fn from_file(latency_ms: f64, bandwidth_mbit: f64) -> Net {
-        Net {
-            latency: latency_ms / 1e3,
-            bandwidth: bandwidth_mbit * 1e6 / 8.0,
+/// A network as a file gives it: milliseconds, Mbit/s, microseconds.
+struct FileNet {
+    latency_ms: f64,
+    bandwidth_mbit: f64,
+    message_cost_us: f64,
+    word_cost_us: f64,
+}
+
+impl FileNet {
+    /// Between two networks: the slower decides.
+    fn slower(&self, o: &FileNet) -> FileNet {
+        FileNet {
+            latency_ms: self.latency_ms.max(o.latency_ms),
+            bandwidth_mbit: self.bandwidth_mbit.min(o.bandwidth_mbit),
+            message_cost_us: self.message_cost_us.max(o.message_cost_us),
+            word_cost_us: self.word_cost_us.max(o.word_cost_us),
         }
+    }
+
+    fn net(&self) -> Net {
+        Net {
+            latency: self.latency_ms / 1e3,
+            bandwidth: self.bandwidth_mbit * 1e6 / 8.0,
+            message_cost: self.message_cost_us / 1e6,
+            word_cost: self.word_cost_us / 1e6,
+        }
+    }
+
+    /// Checks the costs (latency and bandwidth have their own checks).
+    fn check_costs(&self, what: &str) -> Result<(), String> {
+        for (key, us) in [
+            ("message_cost_us", self.message_cost_us),
+            ("word_cost_us", self.word_cost_us),
+        ] {
+            if !(us >= 0.0 && us.is_finite()) {
+                return Err(format!(
+                    "{what} has {key} {us}; costs must be 0 or more microseconds"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -115,6 +159,8 @@ struct FileCluster {
     speed: Option<f64>,
     latency_ms: Option<f64>,
     bandwidth_mbit: Option<f64>,
+    message_cost_us: Option<f64>,
+    word_cost_us: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -123,6 +169,8 @@ struct FileLink {
     between: Vec<String>,
     latency_ms: f64,
     bandwidth_mbit: Option<f64>,
+    message_cost_us: Option<f64>,
+    word_cost_us: Option<f64>,
 }
 
 impl Grid {
@@ -138,7 +186,13 @@ impl Grid {
             pes: n,
             speed: 1.0,
         };
-        let net = Net::from_file(DEFAULT_LATENCY_MS, DEFAULT_BANDWIDTH_MBIT);
+        let net = FileNet {
+            latency_ms: DEFAULT_LATENCY_MS,
+            bandwidth_mbit: DEFAULT_BANDWIDTH_MBIT,
+            message_cost_us: 0.0,
+            word_cost_us: 0.0,
+        }
+        .net();
         Ok(Grid::build(
             "uniform".into(),
             vec![cluster],
@@ -182,16 +236,22 @@ impl Grid {
                     "cluster `{name}` has speed {speed}; speeds must be positive"
                 ));
             }
-            let latency = c.latency_ms.unwrap_or(DEFAULT_LATENCY_MS);
-            check_latency(latency, &format!("cluster `{name}`")).map_err(at)?;
-            let bandwidth = c.bandwidth_mbit.unwrap_or(DEFAULT_BANDWIDTH_MBIT);
-            check_bandwidth(bandwidth, &format!("cluster `{name}`")).map_err(at)?;
+            let what = format!("cluster `{name}`");
+            let net = FileNet {
+                latency_ms: c.latency_ms.unwrap_or(DEFAULT_LATENCY_MS),
+                bandwidth_mbit: c.bandwidth_mbit.unwrap_or(DEFAULT_BANDWIDTH_MBIT),
+                message_cost_us: c.message_cost_us.unwrap_or(0.0),
+                word_cost_us: c.word_cost_us.unwrap_or(0.0),
+            };
+            check_latency(net.latency_ms, &what).map_err(at)?;
+            check_bandwidth(net.bandwidth_mbit, &what).map_err(at)?;
+            net.check_costs(&what).map_err(at)?;
             clusters.push(Cluster {
                 name: name.clone(),
                 pes: c.pes as usize,
                 speed,
             });
-            inside.push((latency, bandwidth));
+            inside.push(net);
         }
         if total > MAX_PES as u64 {
             return err(format!(
@@ -202,15 +262,7 @@ impl Grid {
         // Defaults first (the slower network of the two), then the links.
         let k = clusters.len();
         let mut net: Vec<Vec<Net>> = (0..k)
-            .map(|a| {
-                (0..k)
-                    .map(|b| {
-                        let (la, ba) = inside[a];
-                        let (lb, bb) = inside[b];
-                        Net::from_file(la.max(lb), ba.min(bb))
-                    })
-                    .collect()
-            })
+            .map(|a| (0..k).map(|b| inside[a].slower(&inside[b]).net()).collect())
             .collect();
         let mut linked: Vec<(usize, usize)> = Vec::new();
         for l in &file.link {
@@ -239,17 +291,18 @@ impl Grid {
             }
             linked.push(key);
             let what = format!("the link between `{a}` and `{b}`");
-            check_latency(l.latency_ms, &what).map_err(at)?;
-            let bandwidth = match l.bandwidth_mbit {
-                Some(bw) => {
-                    check_bandwidth(bw, &what).map_err(at)?;
-                    bw
-                }
-                None => inside[ia].1.min(inside[ib].1),
+            let slower = inside[ia].slower(&inside[ib]);
+            let link = FileNet {
+                latency_ms: l.latency_ms,
+                bandwidth_mbit: l.bandwidth_mbit.unwrap_or(slower.bandwidth_mbit),
+                message_cost_us: l.message_cost_us.unwrap_or(slower.message_cost_us),
+                word_cost_us: l.word_cost_us.unwrap_or(slower.word_cost_us),
             };
-            let n = Net::from_file(l.latency_ms, bandwidth);
-            net[ia][ib] = n;
-            net[ib][ia] = n;
+            check_latency(link.latency_ms, &what).map_err(at)?;
+            check_bandwidth(link.bandwidth_mbit, &what).map_err(at)?;
+            link.check_costs(&what).map_err(at)?;
+            net[ia][ib] = link.net();
+            net[ib][ia] = link.net();
         }
 
         let name = match file.name {
@@ -347,6 +400,18 @@ impl Grid {
         } else {
             let n = self.net(from, to);
             n.latency + bytes as f64 / n.bandwidth
+        }
+    }
+
+    /// What sending a packet of `bytes` bytes from `from` to `to` costs
+    /// the sender, in seconds of the fastest PE: the grid's cost per packet
+    /// plus its cost per 32-bit word (none to itself, nor by default).
+    pub fn send_cost(&self, from: PeId, to: PeId, bytes: usize) -> f64 {
+        if from == to {
+            0.0
+        } else {
+            let n = self.net(from, to);
+            n.message_cost + n.word_cost * bytes.div_ceil(4) as f64
         }
     }
 
@@ -481,6 +546,38 @@ latency_ms = 0.35
         let g = load("lan16.toml");
         assert_eq!(g.len(), 16);
         assert_eq!(g.clusters.len(), 1);
+        assert_eq!(g.send_cost(PeId(0), PeId(1), 1000), 0.0);
+
+        // The Eden chunking paper's cluster: 63.34 µs per packet and 0.1 µs
+        // per 32-bit word to send.
+        let g = load("beowulf8.toml");
+        assert_eq!(g.len(), 8);
+        assert!(close(g.bandwidth(PeId(0), PeId(7)), 100e6 / 8.0));
+        assert!(close(g.send_cost(PeId(0), PeId(7), 0), 63.34e-6));
+        assert!(close(
+            g.send_cost(PeId(3), PeId(2), 4000),
+            63.34e-6 + 100e-6
+        ));
+        assert!(close(
+            g.send_cost(PeId(3), PeId(2), 4001),
+            63.34e-6 + 100.1e-6
+        ));
+        assert_eq!(g.send_cost(PeId(5), PeId(5), 4000), 0.0);
+    }
+
+    #[test]
+    fn grid_sending_costs_as_latencies() {
+        // Between clusters without a link the larger costs; a link sets its
+        // own or takes those.
+        let text = "[[cluster]]\nname = \"a\"\npes = 2\nmessage_cost_us = 10\n\
+                    [[cluster]]\nname = \"b\"\npes = 2\nword_cost_us = 0.5\n";
+        let g = Grid::parse(text, "g.toml").unwrap();
+        assert!(close(g.send_cost(PeId(0), PeId(1), 8), 10e-6));
+        assert!(close(g.send_cost(PeId(2), PeId(3), 8), 1e-6));
+        assert!(close(g.send_cost(PeId(0), PeId(2), 8), 11e-6));
+        let link = "[[link]]\nbetween = [\"a\", \"b\"]\nlatency_ms = 1\nmessage_cost_us = 30\n";
+        let g = Grid::parse(&format!("{text}{link}"), "g.toml").unwrap();
+        assert!(close(g.send_cost(PeId(3), PeId(0), 8), 31e-6));
     }
 
     #[test]
@@ -633,6 +730,15 @@ bandwidth_mbit = 10
             (
                 cluster("a", "pes = 1\nbandwidth_mbit = 0"),
                 "grid.toml: cluster `a` has bandwidth_mbit 0; bandwidths must be positive",
+            ),
+            (
+                cluster("a", "pes = 1\nmessage_cost_us = -63"),
+                "grid.toml: cluster `a` has message_cost_us -63; costs must be 0 or more microseconds",
+            ),
+            (cluster("a", "pes = 1\nword_cost_us = inf"), "cluster `a` has word_cost_us inf"),
+            (
+                format!("{two}[[link]]\nbetween = [\"a\", \"b\"]\nlatency_ms = 1\nword_cost_us = -1\n"),
+                "the link between `a` and `b` has word_cost_us -1",
             ),
             // Names.
             (

@@ -10,13 +10,20 @@
 //!
 //! * starts the PEs other than the main one (they go fishing at once),
 //! * steps a PE that got a message and has no work (so it fishes again),
-//! * stamps each message with its send time and posts it,
+//! * moves what a PE sent into its send buffers and posts the packets that
+//!   leave (`parallel::protocol::packet`), stamped with their send time;
+//!   each time round it sends the buffers that timed out, and at the end
+//!   of a run whatever is still held;
+//! * takes a packet of several messages apart into the receiver's queues
+//!   (`Pe::has_mail`; an engine steps such a PE, and a step then handles
+//!   one message, senders taking turns),
 //! * and tells a deadlock: every PE quiescent (`Pe::quiescent`) and no
-//!   message on its way but those that only look for work (FISH), seen
-//!   when such a message is about to be delivered or when the engine has
-//!   nothing else to do. Then every thread waits for a black hole that only
-//!   a waiting thread could update: `<<loop>>`, as on one PE. The count
-//!   behind it ([`Census`]) is one atomic number, exact on every engine.
+//!   message on its way, held in a send buffer or queued but those that
+//!   only look for work (FISH), seen when such a message is about to be
+//!   delivered or handled or when the engine has nothing else to do. Then
+//!   every thread waits for a black hole that only a waiting thread could
+//!   update: `<<loop>>`, as on one PE. The count behind it ([`Census`]) is
+//!   one atomic number, exact on every engine.
 //!
 //! The fish delay is the protocol's (an empty FISH goes home with a
 //! `hold`, see `parallel::gum`); an engine delivers a held message that
@@ -35,16 +42,9 @@ use crate::machine::scheduler::Step;
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::control::Control;
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::{internal, packet, Kind};
 use crate::Config;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Messages a PE with runnable threads handles in a row at most before
-/// it runs a slice: a producer faster than its consumer (an Eden stream
-/// without end) would otherwise keep the consumer handling messages for
-/// ever, as Eden's fair receive loop prevents (docs/eden.md). GUM's
-/// traffic never comes in such bursts, so its runs are unchanged.
-pub const MESSAGE_BURST: u32 = 256;
 
 /// What happens next on an engine.
 pub enum Next {
@@ -91,10 +91,11 @@ pub struct PeTimes {
 }
 
 /// How many PEs are not quiescent plus how many messages that may bring
-/// work (all but FISH) are on their way or being handled: zero is a
-/// deadlock. A PE counts itself while it handles any message, and a
-/// message is counted before its sender stops counting itself, so the
-/// number is never zero while anything can still happen.
+/// work (all but FISH) are in a send buffer, on their way, queued or being
+/// handled: zero is a deadlock. A PE counts itself while it handles any
+/// message, and a message is counted before its sender stops counting
+/// itself, so the number is never zero while anything can still happen.
+/// (A packet is not counted: its messages are.)
 pub struct Census {
     active: AtomicUsize,
 }
@@ -148,7 +149,13 @@ pub fn drive<E: Engine>(
         quiescent: vec![false; pes.len()],
         main,
     };
-    match d.run(eng, pes) {
+    let r = d.run(eng, pes);
+    // Nothing stays in a send buffer: what was sent is counted as sent.
+    for p in 0..pes.len() {
+        pes[p].flush_packets();
+        d.post_now(eng, pes, p);
+    }
+    match r {
         Err(e) if main.is_none() => {
             d.fail(eng, pes, e);
             Ok(None)
@@ -180,6 +187,12 @@ impl Driver<'_> {
             self.update(pes, p);
         }
         loop {
+            // The timeout: the threads engine's clock moves by itself.
+            for p in 0..pes.len() {
+                if pes[p].packets_due().is_some_and(|t| t <= eng.now(p)) {
+                    self.post_now(eng, pes, p);
+                }
+            }
             match eng.next(pes) {
                 Next::Nothing => return Err(deadlock()),
                 Next::Wait => {
@@ -190,33 +203,45 @@ impl Driver<'_> {
                 }
                 Next::Deliver(env) => {
                     let p = eng.local(env.to);
-                    let brings_work = !env.kind.looks_for_work();
+                    let packet = match env.kind {
+                        Kind::Packet => Some(packet::unbundle(&env).map_err(internal)?),
+                        _ => None,
+                    };
+                    let brings_work = match &packet {
+                        Some(ms) => ms.iter().any(|m| !m.kind.looks_for_work()),
+                        None => !env.kind.looks_for_work(),
+                    };
                     if !brings_work && self.census.quiet() {
                         return Err(deadlock());
                     }
-                    if self.quiescent[p] {
-                        self.quiescent[p] = false;
-                        self.census.up();
-                    }
+                    self.handling(p);
                     eng.receiving(p, &env, &pes[p]);
-                    let t0 = pes[p].recording().then(|| eng.now(p));
-                    let pe = &mut pes[p];
-                    let r = pe.receive(&env).and_then(|()| {
-                        // An idle PE that got no work goes fishing again.
-                        if !pe.has_work() {
-                            pe.step(None).map(|_| ())
-                        } else {
-                            Ok(())
+                    let inbox = &mut pes[p].inbox;
+                    let env = match packet {
+                        // Every message of a run without HEADs.
+                        None if inbox.is_empty() => env,
+                        None => {
+                            inbox.push(env);
+                            inbox.pop().expect("a message just queued")
                         }
-                    });
-                    self.post(eng, pes, p);
-                    stamp(eng, pes, p, t0);
-                    if brings_work {
-                        self.census.down();
+                        Some(ms) => {
+                            ms.into_iter().for_each(|m| inbox.push(m));
+                            inbox.pop().expect("a packet just queued")
+                        }
+                    };
+                    if self.handle(eng, pes, p, env)? {
+                        return Ok(None);
                     }
-                    self.update(pes, p);
-                    r?;
-                    if pes.iter().all(|pe| pe.finished()) {
+                }
+                // Messages first, as GUM's scheduler reads its messages
+                // before it runs a thread.
+                Next::Step(p) if pes[p].has_mail() && !pes[p].owes_a_slice() => {
+                    let env = pes[p].inbox.pop().expect("mail");
+                    if env.kind.looks_for_work() && self.census.quiet() {
+                        return Err(deadlock());
+                    }
+                    self.handling(p);
+                    if self.handle(eng, pes, p, env)? {
                         return Ok(None);
                     }
                 }
@@ -238,16 +263,62 @@ impl Driver<'_> {
         }
     }
 
-    /// Stamps what local PE `p` sent and puts it on its way.
-    fn post<E: Engine>(&self, eng: &mut E, pes: &mut [Pe], p: usize) {
-        let now = eng.now(p);
-        for mut env in pes[p].take_outbox() {
-            env.sent_at = now;
-            if !env.kind.looks_for_work() {
-                self.census.up();
-            }
-            eng.post(env);
+    /// Local PE `p` is about to handle a message: it counts itself.
+    fn handling(&mut self, p: usize) {
+        if self.quiescent[p] {
+            self.quiescent[p] = false;
+            self.census.up();
         }
+    }
+
+    /// Local PE `p` handles `env` (a message, not a packet; `handling`
+    /// came first). Whether every PE has finished now.
+    fn handle<E: Engine>(
+        &mut self,
+        eng: &mut E,
+        pes: &mut [Pe],
+        p: usize,
+        env: Envelope,
+    ) -> Result<bool, Stop> {
+        let t0 = pes[p].recording().then(|| eng.now(p));
+        let pe = &mut pes[p];
+        let r = pe.receive(&env).and_then(|()| {
+            // An idle PE that got no work goes fishing again (once it has
+            // read its mail).
+            if !pe.has_work() && !pe.has_mail() {
+                pe.step(None).map(|_| ())
+            } else {
+                Ok(())
+            }
+        });
+        self.post(eng, pes, p);
+        stamp(eng, pes, p, t0);
+        if !env.kind.looks_for_work() {
+            self.census.down();
+        }
+        self.update(pes, p);
+        r?;
+        Ok(pes.iter().all(|pe| pe.finished()))
+    }
+
+    /// Moves what local PE `p` sent into its send buffers (counting each
+    /// message that may bring work) and puts the packets that leave on
+    /// their way.
+    fn post<E: Engine>(&self, eng: &mut E, pes: &mut [Pe], p: usize) {
+        let census = self.census;
+        let counted = |env: &Envelope| {
+            if !env.kind.looks_for_work() {
+                census.up();
+            }
+        };
+        pes[p].take_packets(eng.now(p), counted, |env| eng.post(env));
+    }
+
+    /// `post` outside a step of local PE `p`: its events are stamped now.
+    fn post_now<E: Engine>(&self, eng: &mut E, pes: &mut [Pe], p: usize) {
+        let t0 = pes[p].recording().then(|| eng.now(p));
+        self.post(eng, pes, p);
+        stamp(eng, pes, p, t0);
     }
 
     /// Tells the census whether local PE `p` is quiescent now.

@@ -7,7 +7,7 @@
 //! thread ends, on an error anywhere (another PE sends FAIL), or on a
 //! deadlock (seen by any PE). Then it tells every other PE to FINISH.
 
-use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup, MESSAGE_BURST};
+use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup};
 use crate::machine::heap::Ptr;
 use crate::machine::io::Io;
 use crate::machine::pe::{Pe, Stop};
@@ -42,8 +42,6 @@ struct OsThread<'a> {
     held: Option<(Instant, Envelope)>,
     /// The last wait ran out: step once (an idle step notices interrupts).
     timed_out: bool,
-    /// Messages handled since the last step.
-    burst: u32,
 }
 
 impl<'a> OsThread<'a> {
@@ -58,7 +56,6 @@ impl<'a> OsThread<'a> {
             pending: None,
             held: None,
             timed_out: false,
-            burst: 0,
         }
     }
 
@@ -74,7 +71,7 @@ impl<'a> OsThread<'a> {
 
 impl Engine for OsThread<'_> {
     fn next(&mut self, pes: &[Pe]) -> Next {
-        if self.burst >= MESSAGE_BURST && pes[0].has_work() {
+        if pes[0].owes_a_slice() {
             self.step_start = Instant::now();
             return Next::Step(0);
         }
@@ -93,19 +90,25 @@ impl Engine for OsThread<'_> {
                 return n;
             }
         }
-        if pes[0].has_work() || std::mem::take(&mut self.timed_out) {
+        if pes[0].has_work() || pes[0].has_mail() || std::mem::take(&mut self.timed_out) {
             self.step_start = Instant::now();
             return Next::Step(0);
         }
         Next::Wait
     }
 
+    /// Waits for a message, at most until a held one or a send buffer is
+    /// due (and IDLE_WAIT).
     fn wait(&mut self, pes: &[Pe]) {
         let now = Instant::now();
-        let wait_for = match &self.held {
-            Some((due, _)) => due.saturating_duration_since(now).min(IDLE_WAIT),
-            None => IDLE_WAIT,
-        };
+        let mut wait_for = IDLE_WAIT;
+        if let Some((due, _)) = &self.held {
+            wait_for = wait_for.min(due.saturating_duration_since(now));
+        }
+        if let Some(due) = pes[0].packets_due() {
+            let left = due - self.start.elapsed().as_secs_f64();
+            wait_for = wait_for.min(Duration::from_secs_f64(left.clamp(0.0, 1.0)));
+        }
         let r = self.rx.recv_timeout(wait_for);
         let waited = now.elapsed().as_secs_f64();
         if pes[0].has_blocked_threads() {
@@ -129,12 +132,9 @@ impl Engine for OsThread<'_> {
         self.start.elapsed().as_secs_f64()
     }
 
-    fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {
-        self.burst += 1;
-    }
+    fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {}
 
     fn stepped(&mut self, _: usize, step: Step) {
-        self.burst = 0;
         if matches!(step, Step::Ran(_) | Step::Sparked) {
             self.times.busy += self.step_start.elapsed().as_secs_f64();
         }

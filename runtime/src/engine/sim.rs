@@ -3,16 +3,18 @@
 //!
 //! Each PE has a clock. Running a slice advances it by the reductions done
 //! over the PE's speed (a PE of speed 1.0 does [`REDUCTIONS_PER_SECOND`]);
-//! handling a message costs [`MESSAGE_COST`] plus the packed graph's words. A
-//! message sent at time t arrives at t + latency + size / bandwidth (and
-//! never before an earlier message on the same link). The engine always
+//! handling a message (a packet of several, `parallel::protocol::packet`,
+//! counts as one) costs [`MESSAGE_COST`] plus the packed graph's words, and
+//! sending one what the grid says (nothing by default). A message sent at
+//! time t arrives at t + latency + size / bandwidth (and never before an
+//! earlier message on the same link). The engine always
 //! does the earliest thing next: deliver the earliest message, or run the
 //! PE whose clock is earliest among those with work, ties broken by PE
 //! number and send order, so the same program, grid and seed give the same
 //! run. An idle PE's clock jumps to its next message.
 
 use crate::engine::grid::Grid;
-use crate::engine::{drive, Census, Engine, Next, PeTimes, MESSAGE_BURST};
+use crate::engine::{drive, Census, Engine, Next, PeTimes};
 use crate::machine::heap::Ptr;
 use crate::machine::pe::{Pe, Stop};
 use crate::machine::scheduler::Step;
@@ -74,17 +76,15 @@ struct Sim<'g> {
     last_on_link: HashMap<(u16, u16), f64>,
     /// When the message being delivered arrived.
     arrival: f64,
-    /// Messages each PE handled since its last step.
-    burst: Vec<u32>,
 }
 
 impl Engine for Sim<'_> {
-    /// The earliest thing: deliver a message, or run the PE with work and
-    /// the earliest clock.
+    /// The earliest thing: deliver a message, or step the PE with work (or
+    /// mail) and the earliest clock.
     fn next(&mut self, pes: &[Pe]) -> Next {
         let clock = &self.clock;
         let worker = (0..pes.len())
-            .filter(|&p| pes[p].has_work())
+            .filter(|&p| pes[p].has_work() || pes[p].has_mail())
             .min_by(|&a, &b| clock[a].total_cmp(&clock[b]).then(a.cmp(&b)));
         let deliver = match (self.mail.peek(), worker) {
             (None, None) => return Next::Nothing,
@@ -93,7 +93,7 @@ impl Engine for Sim<'_> {
         };
         if deliver {
             let to = self.mail.peek().unwrap().env.to.0 as usize;
-            if self.burst[to] >= MESSAGE_BURST && pes[to].has_work() {
+            if pes[to].owes_a_slice() {
                 return Next::Step(to);
             }
             let m = self.mail.pop().unwrap();
@@ -116,7 +116,6 @@ impl Engine for Sim<'_> {
 
     /// An idle PE's clock jumps to the message; handling it costs time.
     fn receiving(&mut self, p: usize, env: &Envelope, pe: &Pe) {
-        self.burst[p] += 1;
         let t = self.arrival;
         if t > self.clock[p] && pe.has_blocked_threads() {
             self.blocked[p] += t - self.clock[p];
@@ -129,7 +128,6 @@ impl Engine for Sim<'_> {
     }
 
     fn stepped(&mut self, p: usize, step: Step) {
-        self.burst[p] = 0;
         let dt = match step {
             // (A slice that blocked at once costs what a new thread does.)
             Step::Ran(0) | Step::Sparked => THREAD_COST,
@@ -140,12 +138,18 @@ impl Engine for Sim<'_> {
         self.busy[p] += dt;
     }
 
-    /// Arrives after the link's latency and the size over its bandwidth,
-    /// never before an earlier message on the same link; a held message
-    /// that much later (without holding up the link).
+    /// Costs the sender the grid's sending cost, and leaves when that is
+    /// paid; arrives after the link's latency and the size over its
+    /// bandwidth, never before an earlier message on the same link; a held
+    /// message that much later (without holding up the link).
     fn post(&mut self, env: Envelope) {
         let (from, to) = (env.from, env.to);
-        let mut t = env.sent_at + self.grid.transit(from, to, env.size());
+        let p = from.0 as usize;
+        let cost = self.grid.send_cost(from, to, env.size()) / self.grid.speed(from);
+        self.clock[p] += cost;
+        self.busy[p] += cost;
+        let left = env.sent_at.max(self.clock[p]);
+        let mut t = left + self.grid.transit(from, to, env.size());
         let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
         t = t.max(*link);
         *link = t;
@@ -172,7 +176,6 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         seq: 0,
         last_on_link: HashMap::new(),
         arrival: 0.0,
-        burst: vec![0; n],
     };
     let census = Census::new(n);
     let result = drive(&mut sim, pes, &census, Some((0, main)))

@@ -4,10 +4,11 @@
 //! pool in `sparks`, what a PE does among others in `parallel`.
 //!
 //! What an engine may do with a PE (engine/mod.rs): `step` it, hand it an
-//! [`Envelope`] (`receive`), take what it sent (`take_outbox`), and ask
-//! whether it has work (`has_work`, `quiescent`), threads waiting
-//! (`has_blocked_threads`) or was told to finish (`finished`). The fields
-//! are the machine's own.
+//! [`Envelope`] (`receive`), take what it sent (`take_packets`, through
+//! its send buffers; tests take the bare messages with `take_outbox`), and
+//! ask whether it has work (`has_work`, `quiescent`), messages to handle
+//! (`has_mail`), threads waiting (`has_blocked_threads`) or was told to
+//! finish (`finished`). The fields are the machine's own.
 
 use crate::machine::heap::{h_info, h_kind, header, kind, Heap, Ptr};
 use crate::machine::io::Io;
@@ -23,6 +24,7 @@ use crate::parallel::ids::PeId;
 use crate::parallel::policy::gum::GumPolicy;
 use crate::parallel::policy::LoadPolicy;
 use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::packet::{Chunking, Inbox, SendBuffers};
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -75,6 +77,8 @@ pub struct Tuning {
     /// back on its way home. 1 ms takes a third of the FISH messages off
     /// an 8-PE parsort and changed no simulated run time measured.
     pub fish_delay: std::time::Duration,
+    /// How messages are gathered into packets (`parallel::protocol::packet`).
+    pub chunking: Chunking,
 }
 
 impl Default for Tuning {
@@ -89,9 +93,17 @@ impl Default for Tuning {
             thunks_per_graph: 8,
             low_watermark: 0,
             fish_delay: std::time::Duration::from_millis(1),
+            chunking: Chunking::default(),
         }
     }
 }
+
+/// Messages a PE with runnable threads handles in a row at most before
+/// it runs a slice: a producer faster than its consumer (an Eden stream
+/// without end) would otherwise keep the consumer handling messages for
+/// ever, as Eden's fair receive loop prevents (docs/eden.md). GUM's
+/// traffic never comes in such bursts, so its runs are unchanged.
+pub const MESSAGE_BURST: u32 = 256;
 
 pub struct Pe<'p, 'io> {
     pub(crate) l: &'p Loaded<'p>,
@@ -128,8 +140,14 @@ pub struct Pe<'p, 'io> {
     pub(crate) policy: Box<dyn LoadPolicy>,
     /// The messages of failed speculative evaluations (RAISE nodes).
     pub(crate) raised: Vec<String>,
-    /// Messages to send; the engine takes them.
+    /// Messages sent, not yet in a send buffer: the driver moves them.
     pub(crate) outbox: Vec<Envelope>,
+    /// A send buffer per destination PE (the packet layer).
+    pub(crate) sending: SendBuffers,
+    /// Messages received and not handled yet, a queue per sender.
+    pub(crate) inbox: Inbox,
+    /// Messages handled since the last step.
+    pub(crate) handled_in_a_row: u32,
     /// The main PE said FINISH.
     pub(crate) finished: bool,
 }
@@ -155,6 +173,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
         }
         let policy = Box::new(GumPolicy::new(PeId(0), 1, 0, &tuning));
+        let sending = SendBuffers::new(tuning.chunking);
         Pe {
             l,
             heap,
@@ -180,6 +199,9 @@ impl<'p, 'io> Pe<'p, 'io> {
             policy,
             raised: Vec::new(),
             outbox: Vec::new(),
+            sending,
+            inbox: Inbox::default(),
+            handled_in_a_row: 0,
             finished: false,
         }
     }
@@ -203,6 +225,23 @@ impl<'p, 'io> Pe<'p, 'io> {
     /// What this PE sent since the last call (the engine puts it on its way).
     pub fn take_outbox(&mut self) -> Vec<Envelope> {
         std::mem::take(&mut self.outbox)
+    }
+
+    /// Whether messages that arrived together wait to be handled (the
+    /// engines step such PEs: a step handles one).
+    pub fn has_mail(&self) -> bool {
+        !self.inbox.is_empty()
+    }
+
+    /// Whether the PE has handled so many messages in a row while threads
+    /// could run that its next step must run one (MESSAGE_BURST).
+    pub fn owes_a_slice(&self) -> bool {
+        self.handled_in_a_row >= MESSAGE_BURST && self.has_work()
+    }
+
+    /// Whether messages wait in a send buffer.
+    pub fn holds_messages(&self) -> bool {
+        !self.sending.is_empty()
     }
 
     /// Whether the main PE told this one to finish.

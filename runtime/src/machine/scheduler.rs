@@ -114,6 +114,7 @@ impl Pe<'_, '_> {
     /// fishing (and report the PE idle). `main` is the main thread's id on
     /// the main PE.
     pub fn step(&mut self, main: Option<u32>) -> Result<Step, Stop> {
+        self.handled_in_a_row = 0;
         if let Some(i) = &self.interrupt {
             if i.load(Ordering::Relaxed) {
                 return err("interrupted");

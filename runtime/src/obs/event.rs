@@ -8,6 +8,7 @@
 //! counted, not named (as in GHC's eventlog).
 
 use crate::parallel::ids::PeId;
+use crate::parallel::protocol::packet::Flush;
 use crate::parallel::protocol::Kind;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +85,15 @@ pub enum Event {
         kind: Kind,
         bytes: u64,
         id: u64,
+    },
+    /// A packet of `messages` messages (each also a `Send`), `bytes` on
+    /// the wire, left for PE `to` (`parallel::protocol::packet`); a packet
+    /// of one message is that message.
+    Packet {
+        to: PeId,
+        messages: u32,
+        bytes: u64,
+        why: Flush,
     },
     /// This PE sent a FISH of its own to `to`.
     FishOut {

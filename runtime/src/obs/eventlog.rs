@@ -169,7 +169,16 @@ fn message_tag(kind: Kind) -> u8 {
         Kind::Split | Kind::Value => TAG_DATA,
         Kind::Head => TAG_HEAD,
         Kind::Terminate => TAG_TERMINATE,
-        _ => TAG_PACKET,
+        // A packet is Eden's PACKET, and so are GUM's kinds: ghc-events
+        // knows no GUM opcode (nor gph's CREDIT).
+        Kind::Packet
+        | Kind::Fish
+        | Kind::Schedule
+        | Kind::Fetch
+        | Kind::Resume
+        | Kind::Ack
+        | Kind::Free
+        | Kind::Credit => TAG_PACKET,
     }
 }
 
@@ -575,7 +584,8 @@ impl PeLog {
             Event::FishOut { .. }
             | Event::FishForward { .. }
             | Event::FishHome
-            | Event::Fetch { .. } => {}
+            | Event::Fetch { .. }
+            | Event::Packet { .. } => {}
             Event::ProcessCreate { process } => {
                 let id = self.process_id(process);
                 self.event(CREATE_PROCESS, ns);

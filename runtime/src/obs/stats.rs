@@ -5,6 +5,7 @@
 //! up; nothing else stores it.
 
 use crate::obs::event::Event;
+use crate::parallel::protocol::packet::Flush;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -47,26 +48,28 @@ impl Merge for BTreeMap<&'static str, (u64, u64)> {
     }
 }
 
-/// Declares `PeStats` and how several add up, one line per statistic.
-macro_rules! pe_stats {
-    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
-        /// What one PE did (or several together: `add`). Serialised, the
-        /// per-PE part of `--stats-json`.
+/// Declares a struct of statistics and how several add up, one line per
+/// statistic.
+macro_rules! stats {
+    ($(#[$sdoc:meta])* $ty:ident { $($(#[$doc:meta])* $name:ident: $fty:ty,)* }) => {
+        $(#[$sdoc])*
         #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-        pub struct PeStats {
-            $($(#[$doc])* pub $name: $ty,)*
+        pub struct $ty {
+            $($(#[$doc])* pub $name: $fty,)*
         }
 
-        impl PeStats {
-            /// Adds another PE's statistics to these.
-            pub fn add(&mut self, o: &PeStats) {
+        impl Merge for $ty {
+            fn add_up(&mut self, o: &$ty) {
                 $(self.$name.add_up(&o.$name);)*
             }
         }
     };
 }
 
-pe_stats! {
+stats! {
+/// What one PE did (or several together: `add`). Serialised, the per-PE
+/// part of `--stats-json`.
+PeStats {
     /// Supercombinator entries (thunks included).
     reductions: u64,
     /// Bytes of heap in use at each collection and at the end, summed.
@@ -107,9 +110,66 @@ pe_stats! {
     /// Messages sent, by kind: (count, bytes).
     #[serde(skip)]
     messages: BTreeMap<&'static str, (u64, u64)>,
+    /// The packets that carried them (reported apart: `packets_json`).
+    #[serde(skip)]
+    packets: PacketStats,
+}}
+
+stats! {
+/// What a PE's packet layer sent (`parallel::protocol::packet`). Reported
+/// only for a run in which messages waited for company (`chunked`): in
+/// any other every message is a packet of its own, as before the layer.
+PacketStats {
+    /// Packets sent, and the messages and bytes in them.
+    sent: u64,
+    messages: u64,
+    bytes: u64,
+    /// The most messages in one packet.
+    max_messages: Max,
+    /// Why the packets left: with an urgent message, full (or the next
+    /// message did not fit), timed out, or the PE had no runnable thread.
+    urgent: u64,
+    full: u64,
+    timeout: u64,
+    idle: u64,
+}}
+
+impl PacketStats {
+    fn count(&mut self, messages: u32, bytes: u64, why: Flush) {
+        self.sent += 1;
+        self.messages += u64::from(messages);
+        self.bytes += bytes;
+        self.max_messages.add_up(&Max(u64::from(messages)));
+        *match why {
+            Flush::Urgent => &mut self.urgent,
+            Flush::Full => &mut self.full,
+            Flush::Timeout => &mut self.timeout,
+            Flush::Idle => &mut self.idle,
+        } += 1;
+    }
+
+    /// Whether a message waited for others: a packet carried several, or
+    /// left for another reason than an urgent message.
+    pub fn chunked(&self) -> bool {
+        self.max_messages.0 > 1 || self.urgent < self.sent
+    }
+
+    /// Messages and bytes per packet, on average.
+    pub fn mean_messages(&self) -> f64 {
+        self.messages as f64 / self.sent.max(1) as f64
+    }
+
+    pub fn mean_bytes(&self) -> f64 {
+        self.bytes as f64 / self.sent.max(1) as f64
+    }
 }
 
 impl PeStats {
+    /// Adds another PE's statistics to these.
+    pub fn add(&mut self, o: &PeStats) {
+        self.add_up(o);
+    }
+
     /// Counts one event.
     #[inline]
     pub fn count(&mut self, e: &Event) {
@@ -151,6 +211,12 @@ impl PeStats {
                 e.0 += 1;
                 e.1 += bytes;
             }
+            Event::Packet {
+                messages,
+                bytes,
+                why,
+                ..
+            } => self.packets.count(messages, bytes, why),
             Event::FishOut { .. } => self.fish_sent += 1,
             Event::FishForward { .. } => self.fish_forwarded += 1,
             Event::FishHome => self.fish_failed += 1,
@@ -212,8 +278,10 @@ impl Stats {
 }
 
 /// The `--stats-json` document: engine, PEs, times, per-PE counters (with
-/// messages and bytes sent), messages by kind.
+/// messages and bytes sent), messages by kind; and the packets, per PE and
+/// in all, when messages waited for company (`PacketStats::chunked`).
 pub fn to_json(s: &Stats, wall: Duration) -> String {
+    let chunked = s.total.packets.chunked();
     let per_pe: Vec<serde_json::Value> = s
         .per_pe
         .iter()
@@ -225,6 +293,9 @@ pub fn to_json(s: &Stats, wall: Duration) -> String {
                 o.insert("pe".into(), k.into());
                 o.insert("messages_sent".into(), messages_sent.into());
                 o.insert("bytes_sent".into(), bytes_sent.into());
+                if chunked {
+                    o.insert("packets".into(), packets_json(&p.packets));
+                }
             }
             v
         })
@@ -235,15 +306,36 @@ pub fn to_json(s: &Stats, wall: Duration) -> String {
         .iter()
         .map(|(k, (c, b))| (k.to_string(), serde_json::json!({"count": c, "bytes": b})))
         .collect();
-    serde_json::json!({
+    let mut doc = serde_json::json!({
         "engine": s.engine,
         "pes": s.pes,
         "wall_time_s": wall.as_secs_f64(),
         "virtual_time_s": s.virtual_time,
         "per_pe": per_pe,
         "messages": messages,
+    });
+    if chunked {
+        doc["packets"] = packets_json(&s.total.packets);
+    }
+    doc.to_string()
+}
+
+/// One PE's packets (or all), for `--stats-json`.
+fn packets_json(p: &PacketStats) -> serde_json::Value {
+    serde_json::json!({
+        "sent": p.sent,
+        "messages": p.messages,
+        "bytes": p.bytes,
+        "messages_per_packet": p.mean_messages(),
+        "max_messages_per_packet": p.max_messages,
+        "bytes_per_packet": p.mean_bytes(),
+        "flushes": {
+            "urgent": p.urgent,
+            "full": p.full,
+            "timeout": p.timeout,
+            "idle": p.idle,
+        },
     })
-    .to_string()
 }
 
 fn thousands(n: u64) -> String {
@@ -355,7 +447,40 @@ pub fn format_stats(s: &Stats) -> String {
     }
     rows.push(vec!["  total".into(), thousands(count), thousands(bytes)]);
     out.push_str(&columns(&rows, true));
+    if s.total.packets.chunked() {
+        out.push('\n');
+        out.push_str(&packets_table(s));
+    }
     out
+}
+
+/// The packets each PE sent: how many, messages per packet (mean, most),
+/// bytes per packet, and why they left.
+fn packets_table(s: &Stats) -> String {
+    let mut rows = vec![
+        cells(&["", "", "mean", "most", "mean", "flushed", "", "", ""]),
+        cells(&[
+            "PACKETS", "sent", "msgs", "msgs", "bytes", "urgent", "full", "timeout", "idle",
+        ]),
+    ];
+    let row = |label: String, p: &PacketStats| {
+        vec![
+            label,
+            thousands(p.sent),
+            format!("{:.1}", p.mean_messages()),
+            thousands(p.max_messages.0),
+            format!("{:.0}", p.mean_bytes()),
+            thousands(p.urgent),
+            thousands(p.full),
+            thousands(p.timeout),
+            thousands(p.idle),
+        ]
+    };
+    for (i, p) in s.per_pe.iter().enumerate() {
+        rows.push(row(format!("  {i}"), &p.packets));
+    }
+    rows.push(row("  total".into(), &s.total.packets));
+    columns(&rows, true)
 }
 
 fn cells(xs: &[&str]) -> Vec<String> {
@@ -537,5 +662,71 @@ Total time 1.500s
         assert_eq!(lines.last().unwrap(), &words("total 1,346 1,266,871"));
         // Readable in a terminal of 100 columns.
         assert!(out.lines().all(|l| l.len() <= 100), "{out}");
+    }
+
+    /// Two PEs that sent `packets` (messages, bytes, why) each.
+    fn sent(packets: &[(u32, u64, Flush)]) -> Stats {
+        let mut pe = PeStats::default();
+        for &(messages, bytes, why) in packets {
+            pe.count(&Event::Packet {
+                to: crate::parallel::ids::PeId(1),
+                messages,
+                bytes,
+                why,
+            });
+        }
+        Stats {
+            engine: "sim",
+            pes: 2,
+            ..Stats::new(vec![pe.clone(), pe])
+        }
+    }
+
+    #[test]
+    fn packet_stats_only_when_a_message_waited() {
+        // Every message a packet of its own, sent as it came: as before the
+        // packet layer, and reported as before.
+        let s = sent(&[(1, 24, Flush::Urgent), (1, 40, Flush::Urgent)]);
+        assert_eq!(s.total.packets.sent, 4);
+        assert!(!s.total.packets.chunked());
+        assert!(!format_stats(&s).contains("PACKETS"));
+        assert!(!to_json(&s, Duration::ZERO).contains("packets"));
+        // One HEAD that waited (alone) is enough to report them all.
+        for why in [Flush::Full, Flush::Timeout, Flush::Idle] {
+            assert!(sent(&[(1, 24, why)]).total.packets.chunked());
+        }
+        let s = sent(&[
+            (1, 24, Flush::Urgent),
+            (5, 400, Flush::Urgent),
+            (3, 200, Flush::Full),
+            (2, 100, Flush::Timeout),
+            (1, 36, Flush::Idle),
+        ]);
+        let out = format_stats(&s);
+        let words = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let row = |first: &str| {
+            out.lines()
+                .rev()
+                .map(words)
+                .find(|l| l.first().map(String::as_str) == Some(first))
+                .unwrap_or_else(|| panic!("no row {first} in\n{out}"))
+        };
+        // Per PE: 5 packets of 12 messages, 760 bytes; the PEs together.
+        assert_eq!(
+            row("PACKETS"),
+            words("PACKETS sent msgs msgs bytes urgent full timeout idle")
+        );
+        assert_eq!(row("1"), words("1 5 2.4 5 152 2 1 1 1"));
+        assert_eq!(row("total"), words("total 10 2.4 5 152 4 2 2 2"));
+        assert!(out.lines().all(|l| l.len() <= 100), "{out}");
+        let json: serde_json::Value = serde_json::from_str(&to_json(&s, Duration::ZERO)).unwrap();
+        let want = serde_json::json!({
+            "sent": 10, "messages": 24, "bytes": 1520,
+            "messages_per_packet": 2.4, "max_messages_per_packet": 5, "bytes_per_packet": 152.0,
+            "flushes": {"urgent": 4, "full": 2, "timeout": 2, "idle": 2},
+        });
+        assert_eq!(json["packets"], want);
+        assert_eq!(json["per_pe"][1]["packets"]["sent"], 5);
+        assert_eq!(json["per_pe"][1]["packets"]["flushes"]["idle"], 1);
     }
 }

@@ -334,7 +334,8 @@ impl Recorder for PeTrace {
             | Event::FishForward { .. }
             | Event::FishHome
             | Event::Fetch { .. }
-            | Event::ProcessThread { .. } => {}
+            | Event::ProcessThread { .. }
+            | Event::Packet { .. } => {}
             Event::ProcessCreate { process } => {
                 self.instant(t, &format!("process {process} created"))
             }

@@ -1,6 +1,6 @@
 //! The one dispatcher: a message that arrives at a PE goes to its
 //! protocol (see the table in `protocol`); and the one way out of a PE
-//! (`send_envelope`).
+//! (`send_envelope`), through its send buffers (`take_packets`).
 
 use crate::machine::pe::{Pe, Stop};
 use crate::obs::event::Event;
@@ -8,11 +8,13 @@ use crate::parallel::eden;
 use crate::parallel::gum::message::Message;
 use crate::parallel::protocol::control::{self, Control};
 use crate::parallel::protocol::envelope::Envelope;
+use crate::parallel::protocol::packet::Flush;
 use crate::parallel::protocol::{codec, internal, Protocol};
 
 impl Pe<'_, '_> {
     /// Handles a message from another PE.
     pub fn receive(&mut self, env: &Envelope) -> Result<(), Stop> {
+        self.handled_in_a_row += 1;
         let (kind, fields) = codec::decode(&env.payload).map_err(internal)?;
         self.obs.emit(Event::Receive {
             from: env.from,
@@ -29,6 +31,11 @@ impl Pe<'_, '_> {
                 let m = eden::message::Message::from_fields(kind, &fields).map_err(internal)?;
                 self.eden_receive(env.from, m)?;
             }
+            Protocol::Transport => {
+                return Err(internal(
+                    "a PACKET reached a protocol: the driver unbundles them",
+                ));
+            }
             Protocol::Control => {
                 let m = Control::from_fields(kind, &fields).map_err(internal)?;
                 control::receive(self, m)?;
@@ -39,8 +46,9 @@ impl Pe<'_, '_> {
         Ok(())
     }
 
-    /// Sends a message: the engine takes it from the outbox.
-    pub(crate) fn send_envelope(&mut self, mut env: Envelope) {
+    /// Sends a message: the driver takes it from the outbox into a send
+    /// buffer (`take_packets`). Public for tests, which send by hand.
+    pub fn send_envelope(&mut self, mut env: Envelope) {
         env.id = self.obs.next_message_id();
         self.obs.emit(Event::Send {
             to: env.to,
@@ -49,5 +57,55 @@ impl Pe<'_, '_> {
             id: env.id,
         });
         self.outbox.push(env);
+    }
+
+    /// Sends what leaves this PE at `now` (its engine's clock) with
+    /// `post`: the messages it sent since the last call go into its send
+    /// buffers (each shown to `counted` first), and the buffers that are
+    /// due leave as packets (`protocol::packet`), stamped: every one when
+    /// no thread is runnable, else those that are full, urgent or timed
+    /// out.
+    pub(crate) fn take_packets(
+        &mut self,
+        now: f64,
+        mut counted: impl FnMut(&Envelope),
+        mut post: impl FnMut(Envelope),
+    ) {
+        for env in std::mem::take(&mut self.outbox) {
+            counted(&env);
+            self.sending.add(env, now);
+        }
+        if self.run_queue.is_empty() {
+            self.sending.flush_all(Flush::Idle);
+        } else {
+            self.sending.flush_due(now);
+        }
+        for mut p in self.sending.drain() {
+            self.obs.emit(Event::Packet {
+                to: p.env.to,
+                messages: p.messages as u32,
+                bytes: p.env.size() as u64,
+                why: p.why,
+            });
+            p.env.sent_at = now;
+            post(p.env);
+        }
+    }
+
+    /// When `take_packets` will send held messages without a new one (the
+    /// engine's clock, seconds): at once when no thread is runnable, else
+    /// when the oldest buffer times out; None while nothing is held.
+    pub fn packets_due(&self) -> Option<f64> {
+        let due = self.sending.due()?;
+        Some(if self.run_queue.is_empty() {
+            f64::NEG_INFINITY
+        } else {
+            due
+        })
+    }
+
+    /// The run ends: every held message leaves (`take_packets` sends it).
+    pub(crate) fn flush_packets(&mut self) {
+        self.sending.flush_all(Flush::Idle);
     }
 }

@@ -27,6 +27,9 @@ pub struct Envelope {
     /// The sender's number for it (its `Send` event's), 0 if none; not
     /// on the wire: only observers match sends with receipts by it.
     pub id: u64,
+    /// A packet's messages' numbers (their `id`s), in order; empty for a
+    /// message. Like `id`, not on the wire.
+    pub carried: Vec<u64>,
 }
 
 impl Envelope {
@@ -40,6 +43,7 @@ impl Envelope {
             payload,
             piggyback: Vec::new(),
             id: 0,
+            carried: Vec::new(),
         }
     }
 

@@ -10,11 +10,17 @@
 //! | control | FINISH, FAIL | `control` |
 //! | GUM | FISH, SCHEDULE, FETCH, RESUME, ACK, FREE | `parallel::gum` |
 //! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE, CREDIT | `parallel::eden` |
+//! | transport | PACKET | `packet`: under the others, taken apart before dispatch |
+//!
+//! Messages leave a PE through its send buffers (`packet`): every kind but
+//! HEAD is urgent and leaves at once, alone or with the HEADs held for the
+//! same PE.
 
 pub mod codec;
 pub mod control;
 pub mod dispatch;
 pub mod envelope;
+pub mod packet;
 
 use crate::machine::pe::Stop;
 
@@ -27,6 +33,8 @@ pub enum Protocol {
     Gum,
     /// Eden's processes and channels (docs/eden.md).
     Eden,
+    /// Several messages for one PE travelling together (`packet`).
+    Transport,
 }
 
 /// Message kinds: the first word of every message.
@@ -50,13 +58,15 @@ pub enum Kind {
     Value,
     /// Eden: the receiver dropped the channel; its sender stops.
     Terminate,
+    /// The packet layer: several messages in one envelope.
+    Packet,
     /// Eden: the receiver took in this many more elements of a stream; its
     /// sender may run that much further ahead (the stream window).
     Credit,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Fish,
         Kind::Schedule,
         Kind::Fetch,
@@ -70,6 +80,7 @@ impl Kind {
         Kind::Head,
         Kind::Value,
         Kind::Terminate,
+        Kind::Packet,
         Kind::Credit,
     ];
 
@@ -85,7 +96,16 @@ impl Kind {
             | Kind::Value
             | Kind::Terminate
             | Kind::Credit => Protocol::Eden,
+            Kind::Packet => Protocol::Transport,
         }
+    }
+
+    /// Whether a message of this kind leaves at once, with whatever its
+    /// send buffer holds (`packet`). Only a stream element waits for
+    /// company: holding anything else back would slow the run down, and a
+    /// VALUE is the last message of its channel (the paper, section 3.2).
+    pub fn urgent(self) -> bool {
+        self != Kind::Head
     }
 
     /// Whether messages of this kind only look for work: a quiescent PE
@@ -110,6 +130,7 @@ impl Kind {
             Kind::Head => "HEAD",
             Kind::Value => "VALUE",
             Kind::Terminate => "TERMINATE",
+            Kind::Packet => "PACKET",
             Kind::Credit => "CREDIT",
         }
     }
