@@ -15,10 +15,10 @@ times beside the paper's:
   2. the statically chunked sorts (the paper's Fig. 6, no figures in its
      text): parsortchunk and parsortchunk2 for a few chunk sizes;
   3. the echo curve (Fig. 5): 10,000 elements of SIZE Ints through
-     `process id`, for SIZE from 1 to 1000, and the break-even size where
-     the chunked time reaches the unchunked one. Sizes are also given in
-     32-bit words as the grid charges them: the HEAD bytes per element (from
-     --stats-json) over 4;
+     `process id`, for SIZE from 1 to 1000, and the break-even size from
+     which chunking gains nothing (the times equal within 0.1 %). Sizes
+     are also given in 32-bit words as the grid charges them: the HEAD
+     bytes per element (from --stats-json) over 4;
   4. speedups over one PE (virtual time on `--engine sim --pes 1` over the
      chunked time on beowulf8; targets: the Mandelbrot farm >= 5,
      edenParsort >= 2.5), and, for comparison, on 8 PEs of the default LAN
@@ -74,6 +74,8 @@ PAPER = {
     "raytracer": (27.3, 26.9),
 }
 PAPER_ECHO_BREAK_EVEN_WORDS = 300   # section 4.2, Fig. 5: "around 300 words"
+# Chunked and unchunked echo times this close (relative gain) count as equal.
+EVEN = 0.001
 
 
 class Runner:
@@ -200,32 +202,26 @@ def echo_curve(run, sizes, count):
     print_table(["Ints", "words", "w/o", "with", "w/o / with", ""], rows)
     print("\n   words: 32-bit words per element as sent (HEAD bytes per message / 4),"
           "\n   what the grid charges beta for.")
-    # The break-even point: where with - without changes sign (linear
-    # interpolation between the measured sizes).
-    cross = None
-    for (s0, w0, a0, b0), (s1, w1, a1, b1) in zip(points, points[1:]):
-        d0, d1 = b0 - a0, b1 - a1
-        if d0 < 0 <= d1:
-            f = -d0 / (d1 - d0)
-            cross = (s0 + f * (s1 - s0), w0 + f * (w1 - w0))
-            break
+    # The break-even point: the first size at which chunking gains no more
+    # than EVEN (the two times equal within it), interpolated linearly on
+    # the gain (without / with - 1) from the size before it to zero.
     paper = f"(paper: about {PAPER_ECHO_BREAK_EVEN_WORDS} words)"
-    if cross:
-        print(f"   break-even: about {cross[0]:.0f} Ints = {cross[1]:.0f} words per element"
-              f" {paper}")
-    elif points:
-        s, w, a, b = points[-1]
-        side = "faster" if b < a else "slower"
-        print(f"   break-even: none up to {s} Ints = {w:.0f} words, where chunking is"
-              f" {side} by {abs(1 - b / a) * 100:.2f} % {paper}")
-    # Where the gain falls under 1 % for good.
-    meet = None
-    for s, w, a, b in reversed(points):
-        if b < 0.99 * a:
-            break
-        meet = (s, w)
-    if meet:
-        print(f"   chunking gains less than 1 % from {meet[0]} Ints = {meet[1]:.0f} words on")
+    gains = [(s, w, a / b - 1) for s, w, a, b in points]
+    even = next((i for i, (_, _, g) in enumerate(gains) if g <= EVEN), None)
+    if even is None and gains:
+        s, w, g = gains[-1]
+        print(f"   break-even: none up to {s} Ints = {w:.0f} words, where chunking still"
+              f" gains {g * 100:.2f} % {paper}")
+    elif even == 0:
+        print(f"   break-even: chunking gains nothing even at {gains[0][0]} Ints {paper}")
+    elif even is not None:
+        (s0, w0, g0), (s1, w1, g1) = gains[even - 1], gains[even]
+        f = min(1.0, g0 / (g0 - g1))
+        print(f"   break-even: about {s0 + f * (s1 - s0):.0f} Ints ="
+              f" {w0 + f * (w1 - w0):.0f} words per element {paper}")
+        worst = min(g for _, _, g in gains[even:])
+        if worst < 0:
+            print(f"   beyond it, chunking costs at most {-worst * 100:.2f} %")
     print()
 
 
@@ -286,7 +282,7 @@ def main():
                     help="a program's arguments: " + ", ".join(SIZES))
     ap.add_argument("--chunk-sizes", default="10,100,1000",
                     help="chunk sizes of parsortchunk and parsortchunk2")
-    ap.add_argument("--echo-sizes", default="1,2,5,10,20,50,100,200,300,500,700,1000",
+    ap.add_argument("--echo-sizes", default="1,2,5,10,20,50,100,200,300,500,600,1000",
                     help="element sizes of the echo curve, in Ints")
     ap.add_argument("--echo-count", type=int, default=10000)
     ap.add_argument("--only", default="table,chunks,echo,speedup",
