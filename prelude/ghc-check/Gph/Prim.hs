@@ -102,6 +102,18 @@ module Gph.Prim
   , primNoPe
   , primSelfPe
   , primInstantiate
+  , primPerformIO
+  , primEdenNewChan
+  , primEdenChanValue
+  , primEdenCreate
+  , primEdenFork
+  , primEdenConnect
+  , primEdenSplit
+  , primEdenSendHead
+  , primEdenGate
+  , primEdenSendValue
+  , primConFields
+  , primListCell
   ) where
 
 import "base" Prelude (Int, Integer, Double, Char, IO, Bool(False, True))
@@ -110,6 +122,7 @@ import qualified "base" Data.Char as C
 import qualified "base" GHC.Conc as Conc
 import qualified "base" System.Environment as Env
 import qualified "base" System.Exit as Exit
+import qualified "base" System.IO.Unsafe as U
 
 primIntAdd :: Int -> Int -> Int
 primIntAdd = (P.+)
@@ -402,3 +415,44 @@ primSelfPe = 1
 primInstantiate :: (a -> b) -> a -> b
 primInstantiate = \f x -> f x
 
+-- Eden's machine (docs/eden.md): channels, processes and a generic walk
+-- over constructor fields need gph's runtime; under GHC they only type
+-- check (programs that import Control.Parallel.Eden are not run here).
+edenOnly :: [Char] -> a
+edenOnly p = P.error (p P.++ ": an Eden primitive, only in gph's runtime")
+
+primPerformIO :: IO a -> a
+primPerformIO = U.unsafePerformIO
+
+primEdenNewChan :: IO Int
+primEdenNewChan = edenOnly "edenNewChan"
+
+primEdenChanValue :: Int -> IO a
+primEdenChanValue = edenOnly "edenChanValue"
+
+primEdenCreate :: Int -> (a -> IO ()) -> IO Int
+primEdenCreate = edenOnly "edenCreate"
+
+primEdenFork :: IO () -> IO ()
+primEdenFork = edenOnly "edenFork"
+
+primEdenConnect :: Int -> IO ()
+primEdenConnect = edenOnly "edenConnect"
+
+primEdenSplit :: Int -> a -> IO Int
+primEdenSplit = edenOnly "edenSplit"
+
+primEdenSendHead :: Int -> a -> IO Int
+primEdenSendHead = edenOnly "edenSendHead"
+
+primEdenGate :: Int -> IO ()
+primEdenGate = edenOnly "edenGate"
+
+primEdenSendValue :: Int -> a -> IO Int
+primEdenSendValue = edenOnly "edenSendValue"
+
+primConFields :: a -> [b]
+primConFields = edenOnly "conFields"
+
+primListCell :: a -> Int
+primListCell = edenOnly "listCell"
