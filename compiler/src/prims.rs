@@ -335,6 +335,7 @@ pub const NAMES: &[&str] = &[
     "edenSplit",
     "edenSendHead",
     "edenSendValue",
+    "edenGate",
     "conFields",
     "listCell",
 ];
@@ -349,7 +350,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 97);
+        assert_eq!(NAMES.len(), 109);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -367,6 +368,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 97);
+        assert_eq!(count, 109);
     }
 }
