@@ -805,6 +805,20 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
     }
 
+    /// A variable bound to the value of the `IORes x` in `res` (an IO
+    /// action's result), unevaluated.
+    fn io_result(&mut self, res: Reg) -> Var {
+        let x = self.fresh_var("x");
+        let reg = self.new_reg();
+        self.emit(Instr::Field {
+            dst: reg,
+            reg: res,
+            field: 0,
+        });
+        self.bind(&x, Loc::Boxed { reg, evald: false });
+        x
+    }
+
     /// The next boxed parameter, unevaluated on entry.
     fn param(&mut self, v: &Var) -> Reg {
         let reg = self.new_reg();
@@ -1645,20 +1659,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     args: vec![w],
                     dst: res,
                 });
-                let x = self.fresh_var("x");
-                let r = self.new_reg();
-                self.emit(Instr::Field {
-                    dst: r,
-                    reg: res,
-                    field: 0,
-                });
-                self.bind(
-                    &x,
-                    Loc::Boxed {
-                        reg: r,
-                        evald: false,
-                    },
-                );
+                let x = self.io_result(res);
                 self.expr(&Expr::Local(x), ctx)
             }
             Special::Error => {
@@ -1708,20 +1709,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 // case m w of IORes x -> k x w
                 let m_w = Expr::app(args[0].clone(), vec![args[2].clone()]);
                 let res = self.strict(&m_w);
-                let x = self.fresh_var("x");
-                let r = self.new_reg();
-                self.emit(Instr::Field {
-                    dst: r,
-                    reg: res,
-                    field: 0,
-                });
-                self.bind(
-                    &x,
-                    Loc::Boxed {
-                        reg: r,
-                        evald: false,
-                    },
-                );
+                let x = self.io_result(res);
                 let k = Expr::app(args[1].clone(), vec![Expr::Local(x), args[2].clone()]);
                 self.expr(&k, ctx)
             }

@@ -34,7 +34,7 @@ pub mod os_threads;
 pub mod sim;
 
 use crate::code;
-use crate::machine::heap::{header, kind, Ptr};
+use crate::machine::heap::Ptr;
 use crate::machine::io::Io;
 use crate::machine::load::Loaded;
 use crate::machine::pe::{err, Pe, Stop, Tuning};
@@ -419,10 +419,7 @@ impl<'p> Setup<'p> {
                 // program that mentions `main` again evaluates the CAF.
                 let k = l.caf_of_global[main.0 as usize].unwrap() as usize;
                 pe.ensure(&mut crate::machine::thread::Thread::empty(), 2)?;
-                let p = pe.bump(2);
-                pe.heap.mem[p.0 as usize] = header(kind::THUNK, 1, l.caf_sc[k]);
-                pe.heap.mem[p.0 as usize + 1] = l.dummy.0 as u64;
-                p
+                pe.caf_thunk(k)
             }
             None => return err("main is not a global"),
         };

@@ -378,6 +378,20 @@ impl<'p> Loaded<'p> {
     }
 }
 
+/// Entry code that applies register 0 (evaluated) to registers 1..=n and
+/// ends the thread with the result: the main thread's `main world`, an
+/// Eden process's `f input world`.
+fn apply_entry(l: &mut Loaded, n: u16) -> u32 {
+    let entry = l.ops.len() as u32;
+    let args = l.args.len() as u32;
+    l.args.extend(1..=n);
+    let dst = n + 1;
+    l.ops.push(Op::Eval { reg: 0 });
+    l.ops.push(Op::Apply { f: 0, dst, n, args });
+    l.ops.push(Op::Halt { reg: dst });
+    entry
+}
+
 pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
     let bad = |what: String| Err(format!("invalid code: {what}"));
     // Arities, kinds and return conventions are the validator's; decoding
@@ -505,31 +519,11 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
         l.ops.push(Op::FellOff { sc: i as u32 });
     }
     // The synthetic entry code of the main thread and of spark threads.
-    l.main_entry = l.ops.len() as u32;
-    let a = l.args.len() as u32;
-    l.args.push(1);
-    l.ops.push(Op::Eval { reg: 0 });
-    l.ops.push(Op::Apply {
-        f: 0,
-        dst: 2,
-        n: 1,
-        args: a,
-    });
-    l.ops.push(Op::Halt { reg: 2 });
+    l.main_entry = apply_entry(&mut l, 1);
     l.spark_entry = l.ops.len() as u32;
     l.ops.push(Op::Eval { reg: 0 });
     l.ops.push(Op::Halt { reg: 0 });
-    l.process_entry = l.ops.len() as u32;
-    let a = l.args.len() as u32;
-    l.args.extend([1, 2]);
-    l.ops.push(Op::Eval { reg: 0 });
-    l.ops.push(Op::Apply {
-        f: 0,
-        dst: 3,
-        n: 2,
-        args: a,
-    });
-    l.ops.push(Op::Halt { reg: 3 });
+    l.process_entry = apply_entry(&mut l, 2);
     compute_liveness(&mut l);
     Ok(l)
 }

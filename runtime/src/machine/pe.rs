@@ -344,6 +344,11 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.heap.try_alloc(words).expect("ensured space")
     }
 
+    /// A node with header `h` and `payload` (zeros after it) after `ensure`.
+    pub fn node(&mut self, h: u64, payload: &[u64]) -> Ptr {
+        self.heap.alloc_node(h, payload).expect("ensured space")
+    }
+
     /// A collection. Roots: the running thread `t`, every other thread,
     /// the CAF table, the spark pool (weakly: sparks that are values are
     /// dropped) and the scratch arguments.

@@ -101,12 +101,16 @@ impl Pe<'_, '_> {
         let n = self.l.caf_sc.len();
         self.ensure(&mut t, 2 * n)?;
         for k in 0..n {
-            let p = self.bump(2);
-            self.heap.mem[p.0 as usize] = header(kind::THUNK, 1, self.l.caf_sc[k]);
-            self.heap.mem[p.0 as usize + 1] = self.l.dummy.0 as u64;
+            let p = self.caf_thunk(k);
             self.cafs.push(p);
         }
         Ok(())
+    }
+
+    /// A new, unshared thunk of CAF `k` (2 words ensured).
+    pub fn caf_thunk(&mut self, k: usize) -> Ptr {
+        let h = header(kind::THUNK, 1, self.l.caf_sc[k]);
+        self.node(h, &[self.l.dummy.0 as u64])
     }
 
     /// One round of the scheduler: answer waiting FETCHes, then run a

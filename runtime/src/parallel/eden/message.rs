@@ -12,7 +12,7 @@
 
 use crate::parallel::eden::Chan;
 use crate::parallel::pack::PackedGraph;
-use crate::parallel::protocol::{codec, Kind};
+use crate::parallel::protocol::{codec, Kind, Protocol};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -94,56 +94,49 @@ impl Message {
     }
 
     pub fn from_fields(kind: Kind, f: &[u64]) -> Result<Message, String> {
+        if kind.protocol() != Protocol::Eden {
+            return Err(format!("{} is not Eden's", kind.name()));
+        }
+        if kind == Kind::Create {
+            codec::need(kind, f, 1)?;
+            return Ok(Message::Create {
+                input: Chan::from_word(f[0]),
+                graph: f[1..].to_vec(),
+            });
+        }
+        // Every other message names a channel and its sending thread.
+        codec::need(kind, f, 2)?;
+        let (chan, thread) = (Chan::from_word(f[0]), f[1] as u32);
         Ok(match kind {
-            Kind::Create => {
-                codec::need(kind, f, 1)?;
-                Message::Create {
-                    input: Chan::from_word(f[0]),
-                    graph: f[1..].to_vec(),
-                }
-            }
             Kind::Split => {
                 codec::need(kind, f, 4)?;
                 Message::Split {
-                    chan: Chan::from_word(f[0]),
-                    thread: f[1] as u32,
+                    chan,
+                    thread,
                     con: f[2] as u32,
                     arity: f[3] as u32,
                 }
             }
-            Kind::Head | Kind::Value => {
-                codec::need(kind, f, 2)?;
-                let (chan, thread, graph) = (Chan::from_word(f[0]), f[1] as u32, f[2..].to_vec());
-                if kind == Kind::Head {
-                    Message::Head {
-                        chan,
-                        thread,
-                        graph,
-                    }
-                } else {
-                    Message::Value {
-                        chan,
-                        thread,
-                        graph,
-                    }
-                }
-            }
-            Kind::Terminate => {
-                codec::need(kind, f, 2)?;
-                Message::Terminate {
-                    chan: Chan::from_word(f[0]),
-                    thread: f[1] as u32,
-                }
-            }
+            Kind::Head => Message::Head {
+                chan,
+                thread,
+                graph: f[2..].to_vec(),
+            },
+            Kind::Value => Message::Value {
+                chan,
+                thread,
+                graph: f[2..].to_vec(),
+            },
             Kind::Credit => {
                 codec::need(kind, f, 3)?;
                 Message::Credit {
-                    chan: Chan::from_word(f[0]),
-                    thread: f[1] as u32,
+                    chan,
+                    thread,
                     n: f[2] as u32,
                 }
             }
-            _ => return Err(format!("{} is not Eden's", kind.name())),
+            Kind::Terminate => Message::Terminate { chan, thread },
+            _ => unreachable!("{} is CREATE or not Eden's", kind.name()),
         })
     }
 }

@@ -122,9 +122,8 @@ pub struct Eden {
     received_words: usize,
     live_words: usize,
     /// The process of each thread that belongs to one (the main program's
-    /// threads belong to none), and each live process's thread count.
+    /// threads belong to none): a process lives while a thread maps to it.
     thread_process: HashMap<u32, u32>,
-    processes: HashMap<u32, u32>,
     next_process: u32,
 }
 
@@ -172,6 +171,9 @@ impl Eden {
     }
 }
 
+/// Words a fill allocates at most: a cons cell and a new placeholder.
+const FILL_WORDS: usize = 5;
+
 /// How a sent value travels to its placeholder.
 enum Fill {
     /// One stream element: the placeholder becomes `x : p'`.
@@ -188,10 +190,7 @@ impl Pe<'_, '_> {
 
     /// A placeholder node (space ensured).
     fn placeholder(&mut self) -> Ptr {
-        let p = self.bump(2);
-        self.heap.mem[p.0 as usize] = header(kind::INPORT, 1, 0);
-        self.heap.mem[p.0 as usize + 1] = 0;
-        p
+        self.node(header(kind::INPORT, 1, 0), &[])
     }
 
     fn fresh_chan(&mut self, pe: PeId) -> Result<Chan, Stop> {
@@ -246,12 +245,7 @@ impl Pe<'_, '_> {
         let Some(p) = self.eden.thread_process.remove(&id) else {
             return;
         };
-        let left = self.eden.processes.get_mut(&p).map(|n| {
-            *n -= 1;
-            *n
-        });
-        if left == Some(0) {
-            self.eden.processes.remove(&p);
+        if !self.eden.thread_process.values().any(|&q| q == p) {
             self.obs.emit(Event::ProcessEnd { process: p });
             if self.eden.inports.values().any(|i| i.process == Some(p)) {
                 self.collect_soon();
@@ -262,7 +256,6 @@ impl Pe<'_, '_> {
     fn join_process(&mut self, thread: u32, p: u32) {
         self.obs.emit(Event::ProcessThread { process: p, thread });
         self.eden.thread_process.insert(thread, p);
-        *self.eden.processes.entry(p).or_insert(0) += 1;
     }
 
     fn process_of(&self, t: &Thread) -> Option<u32> {
@@ -446,27 +439,10 @@ impl Pe<'_, '_> {
             return Ok(0);
         };
         let fill = if last { Fill::Value } else { Fill::Head };
-        let from = (self.id(), t.id);
-        let ok = if chan.pe == self.id() {
-            self.fill(t, chan, from, x, fill)?
-        } else {
-            let graph = self.pack_copy(t.ptrs[x]);
-            let thread = t.id;
-            let m = match fill {
-                Fill::Head => Message::Head {
-                    chan,
-                    thread,
-                    graph,
-                },
-                Fill::Value => Message::Value {
-                    chan,
-                    thread,
-                    graph,
-                },
-            };
-            self.send_eden(chan.pe, m);
-            true
-        };
+        if chan.pe == self.id() {
+            self.ensure(t, FILL_WORDS)?;
+        }
+        let ok = self.deliver(chan, t.id, t.ptrs[x], fill);
         if last {
             self.eden.outports.remove(&t.id);
         } else if ok && chan.pe != self.id() {
@@ -522,22 +498,32 @@ impl Pe<'_, '_> {
         }
     }
 
-    /// Puts the value in `t.ptrs[x]` into the placeholder of channel
-    /// `chan` of this PE; false when the channel is gone.
-    fn fill(
-        &mut self,
-        t: &mut Thread,
-        chan: Chan,
-        from: (PeId, u32),
-        x: usize,
-        fill: Fill,
-    ) -> Result<bool, Stop> {
-        self.ensure(t, 5)?;
-        let v = t.ptrs[x];
-        Ok(self.fill_with(chan, from, v, fill))
+    /// Our thread `thread` sends `v` on `chan`: into its placeholder when
+    /// the channel is this PE's (FILL_WORDS ensured; false when the channel
+    /// is gone), else as a message.
+    fn deliver(&mut self, chan: Chan, thread: u32, v: Ptr, fill: Fill) -> bool {
+        if chan.pe == self.id() {
+            return self.fill_with(chan, (self.id(), thread), v, fill);
+        }
+        let graph = self.pack_copy(v);
+        let m = match fill {
+            Fill::Head => Message::Head {
+                chan,
+                thread,
+                graph,
+            },
+            Fill::Value => Message::Value {
+                chan,
+                thread,
+                graph,
+            },
+        };
+        self.send_eden(chan.pe, m);
+        true
     }
 
-    /// `fill` with the value at hand (5 words ensured).
+    /// Puts `v` into the placeholder of channel `chan` of this PE
+    /// (FILL_WORDS ensured); false when the channel is gone.
     fn fill_with(&mut self, chan: Chan, from: (PeId, u32), v: Ptr, fill: Fill) -> bool {
         let Some(i) = self.eden.inports.get_mut(&chan) else {
             self.dropped(chan, from);
@@ -638,7 +624,7 @@ impl Pe<'_, '_> {
             self.dropped(chan, (from, thread));
             return Ok(());
         }
-        let v = self.unpack_with(graph, 5)?;
+        let v = self.unpack_with(graph, FILL_WORDS)?;
         let head = matches!(fill, Fill::Head);
         self.fill_with(chan, (from, thread), v, fill);
         if let Some(i) = self.eden.inports.get_mut(&chan).filter(|_| head) {
@@ -650,8 +636,7 @@ impl Pe<'_, '_> {
         }
         self.eden.received_words += graph.len();
         if self.eden.received_words > self.eden.live_words.max(EARLY_GC_WORDS) {
-            // (The next allocation collects.)
-            self.heap.alloc_end = self.heap.hp;
+            self.collect_soon();
         }
         Ok(())
     }
@@ -665,27 +650,11 @@ impl Pe<'_, '_> {
         if o.closed {
             return Ok(());
         }
-        self.ensure(&mut Thread::empty(), 7)?;
+        self.ensure(&mut Thread::empty(), 2 + FILL_WORDS)?;
         let k = self.raised.len() as u32;
         self.raised.push(msg.to_string());
-        let r = self.bump(2);
-        self.heap.mem[r.0 as usize] = header(kind::RAISE, 1, k);
-        self.heap.mem[r.0 as usize + 1] = 0;
-        let from = (self.id(), t.id);
-        if o.chan.pe == self.id() {
-            self.fill_with(o.chan, from, r, Fill::Value);
-        } else {
-            let graph = self.pack_copy(r);
-            let (chan, thread) = (o.chan, t.id);
-            self.send_eden(
-                chan.pe,
-                Message::Value {
-                    chan,
-                    thread,
-                    graph,
-                },
-            );
-        }
+        let r = self.node(header(kind::RAISE, 1, k), &[]);
+        self.deliver(o.chan, t.id, r, Fill::Value);
         Ok(())
     }
 }
