@@ -11,7 +11,8 @@
 //! * `,` closes the implicit blocks opened since the innermost open bracket
 //!   or guard, unless it separates guards (`| p, q ->`) of the innermost block
 //!   (`[f y | x <- xs, let y = x, odd y]`, `(case x of A -> 1, 2)`,
-//!   `f x | let y = x, y > 0 = ...`).
+//!   `f x | let y = x, y > 0 = ...`); so does the `..` of an arithmetic
+//!   sequence (`[case c of _ -> 1 ..]`).
 //! * `|` closes `case`, `let` and `where` blocks whose current item already
 //!   has an unguarded right-hand side (`[case c of _ -> 0 | c <- s]`), and
 //!   `do` blocks (`[do a; b | c <- s]`).
@@ -227,7 +228,8 @@ impl Layout {
                     _ => {}
                 }
             }
-            Tok::Comma => {
+            // `..` ends an element the way `,` does (`[case c of _ -> 1 ..]`).
+            Tok::Comma | Tok::DotDot => {
                 // Close the blocks opened since the innermost bracket or guard.
                 let stop = self.stack.iter().rposition(|c| {
                     !matches!(
