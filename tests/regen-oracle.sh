@@ -4,7 +4,7 @@
 #   tests/regen-oracle.sh            # every program and every error file
 #   tests/regen-oracle.sh NAME...    # only these (names without suffix)
 #
-# For tests/programs/NAME.gph:  NAME.stdout (and NAME.exitcode when the
+# For tests/programs/NAME.gph (or NAME.lhs, or NAME/Main.*):  NAME.stdout (and NAME.exitcode when the
 #   exit status is not 0), running the oracle with the arguments in
 #   NAME.args (one line, split on white space) and standard input from
 #   NAME.stdin (or /dev/null).
@@ -25,8 +25,11 @@ want() {   # want NAME: true when no names were given or NAME is among them
 }
 names=("$@")
 
-for src in "$here"/programs/*.gph; do
-  base=${src%.gph}; name=$(basename "$base")
+# A program of several modules is a folder with Main.gph (or .hs, .lhs);
+# its name is the folder's.
+for src in "$here"/programs/*.gph "$here"/programs/*.lhs "$here"/programs/*/Main.{gph,hs,lhs}; do
+  base=${src%.*}; name=$(basename "$base")
+  [ "$name" = Main ] && name=$(basename "$(dirname "$src")")
   want "$name" || continue
   args=()
   [ -f "$base.args" ] && read -r -a args < "$base.args"

@@ -140,6 +140,9 @@ struct Desugar<'s> {
     /// `let` waits for the outermost to be done (see `match_top`).
     match_depth: usize,
     pending_fails: HashSet<u32>,
+    /// The values of the strict pattern bindings (`let !p = e`) of the
+    /// group being desugared, which its body forces first.
+    strict_values: Vec<Var>,
 }
 
 fn is_irrefutable_guard(e: &elab::Expr) -> bool {
@@ -179,23 +182,8 @@ impl<'s> Desugar<'s> {
         }
     }
 
-    /// GHC's rendering of a span (`file:(l1,c1)-(l2,c2)`, `file:l:c1-c2`),
-    /// without trailing white space (a layout block's span may reach the
-    /// next line).
     fn location(&self, span: Span) -> String {
-        match self.sources.file_of(span) {
-            Some(f) => {
-                let text = f.slice(span);
-                let trimmed = text.trim_end().len();
-                let span = if trimmed > 0 && trimmed < text.len() {
-                    Span::new(span.start as usize, span.start as usize + trimmed)
-                } else {
-                    span
-                };
-                f.ghc_span(span)
-            }
-            None => "<unknown>".to_string(),
-        }
+        self.sources.ghc_location(span)
     }
 
     /// GHC locates a missing method at the instance head (`Eq (Maybe a)`,
@@ -529,8 +517,15 @@ impl<'s> Desugar<'s> {
             scope.insert(name, v);
         }
         self.scopes.push(scope);
+        let outer = std::mem::take(&mut self.strict_values);
         let binds = self.bindings(bs, None);
-        let body = k(self);
+        let strict = std::mem::replace(&mut self.strict_values, outer);
+        let mut body = k(self);
+        // `let !p = e in b` evaluates `e` before `b` (GHC's BangPatterns).
+        for v in strict.into_iter().rev() {
+            let b = self.fresh("s");
+            body = Expr::Case(Box::new(Expr::Local(v)), b, vec![], Some(Box::new(body)));
+        }
         self.scopes.pop();
         if binds.is_empty() {
             return body;
@@ -625,6 +620,9 @@ impl<'s> Desugar<'s> {
                         }
                         None => {
                             let v = self.fresh("pat");
+                            if matches!(pat, Pat::Bang(..)) {
+                                self.strict_values.push(v.clone());
+                            }
                             (Target::Local(v.clone()), Expr::Local(v))
                         }
                     };
@@ -1344,6 +1342,7 @@ pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, 
         diags: Vec::new(),
         match_depth: 0,
         pending_fails: HashSet::new(),
+        strict_values: Vec::new(),
     };
     let mut out = core::Program::default();
     // Built-in types: lists, unit and tuples.

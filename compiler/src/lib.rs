@@ -15,6 +15,7 @@ pub mod lift;
 pub mod lint;
 pub mod modules;
 pub mod prims;
+pub mod records;
 pub mod rename;
 pub mod simplify;
 pub mod strictness;

@@ -69,7 +69,7 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
     let mut sources = SourceMap::default();
     let mut diags = Vec::new();
     let mut parsed: HashMap<Sym, Option<Parsed>> = HashMap::new();
-    let main_idx = sources.add(main_name, main_text);
+    let main_idx = sources.add(main_name, unlit_if_literate(main_name, main_text));
     let (main_ast, d) = gph_syntax::parse_file(&sources.files[main_idx]);
     diags.extend(d);
     let Some(main_ast) = main_ast else {
@@ -121,21 +121,26 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         }
         let found: Option<(String, String)> = match library_source(&target) {
             Some((path, src)) => Some((path.to_string(), src.to_string())),
-            None => dir.and_then(|d| {
-                let p = d.join(target.replace('.', "/")).with_extension("gph");
-                std::fs::read_to_string(&p)
-                    .ok()
-                    .map(|s| (p.display().to_string(), s))
-            }),
+            None => dir.and_then(|d| user_module(d, &target)),
         };
         let Some((path, text)) = found else {
             parsed.insert(target.clone(), None);
-            diags.push(Diagnostic::error(imp.module.span, format!("could not find module `{target}`")).with_help(
-                "the library has Prelude, Data.List, Data.Char, Data.Maybe, System.Environment, System.Exit, System, \
-                 Control.Parallel, Control.Parallel.Strategies, Strategies, Control.DeepSeq and Control.Parallel.Eden",
-            ));
+            let library: Vec<&str> = LIBRARY
+                .iter()
+                .map(|(n, _, _)| *n)
+                .filter(|n| *n != "Gph.Prim")
+                .collect();
+            diags.push(
+                Diagnostic::error(imp.module.span, format!("could not find module `{target}`"))
+                    .with_help(format!(
+                        "a module `A.B` of your own is the file A/B.gph, A/B.hs or A/B.lhs beside the main file; \
+                         the library has {}",
+                        library.join(", ")
+                    )),
+            );
             continue;
         };
+        let text = unlit_if_literate(&path, &text);
         let idx = sources.add(path, text);
         let (ast, d) = gph_syntax::parse_file(&sources.files[idx]);
         diags.extend(d);
@@ -170,6 +175,49 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         .filter_map(|n| parsed.remove(&n).flatten())
         .collect();
     (Loaded { sources, modules }, diags)
+}
+
+/// The file of a user's module `A.B` beside the main file: `A/B.gph`,
+/// `A/B.hs` or `A/B.lhs`, the first that exists.
+fn user_module(dir: &Path, module: &str) -> Option<(String, String)> {
+    let base = dir.join(module.replace('.', "/"));
+    ["gph", "hs", "lhs"].iter().find_map(|ext| {
+        let p = base.with_extension(ext);
+        let text = std::fs::read_to_string(&p).ok()?;
+        Some((p.display().to_string(), text))
+    })
+}
+
+fn unlit_if_literate(path: &str, text: &str) -> String {
+    if path.ends_with(".lhs") {
+        unlit(text)
+    } else {
+        text.to_string()
+    }
+}
+
+/// The program in a literate Haskell file (Haskell 2010 report, section
+/// 10.4, as GHC's unlit reads it): the lines between `\begin{code}` and
+/// `\end{code}`, and outside those the bird-track lines (`> code`, the `>`
+/// read as a space). Every other line becomes empty, so that line and
+/// column numbers stay those of the file.
+pub fn unlit(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for line in text.lines() {
+        let code = if in_code {
+            in_code = !line.starts_with("\\end{code}");
+            in_code.then(|| line.to_string())
+        } else if line.starts_with("\\begin{code}") {
+            in_code = true;
+            None
+        } else {
+            line.strip_prefix('>').map(|rest| format!(" {rest}"))
+        };
+        out.push_str(code.as_deref().unwrap_or(""));
+        out.push('\n');
+    }
+    out
 }
 
 /// A file with the standard name for a REPL or test snippet.

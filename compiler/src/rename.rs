@@ -11,6 +11,7 @@
 
 use crate::fixity::{self, Fixity};
 use crate::modules::{implicit_prelude, module_name, Loaded};
+use crate::records::{self, ConFields};
 use gph_syntax::ast::*;
 use gph_syntax::lexer::Sym;
 use gph_syntax::{Diagnostic, SourceMap, Span};
@@ -48,6 +49,12 @@ struct Globals {
     /// Constructors of a type, methods of a class.
     subs: HashMap<Orig, Vec<Sym>>,
     classes: HashSet<Orig>,
+    /// Every data constructor's fields, for record syntax.
+    records: HashMap<Orig, ConFields>,
+    /// The constructors of each data type, in order.
+    type_cons: HashMap<Orig, Vec<Orig>>,
+    /// The type each field label belongs to.
+    fields: HashMap<Orig, Orig>,
 }
 
 fn is_builtin(name: &str) -> bool {
@@ -71,6 +78,8 @@ fn distance(a: &str, b: &str) -> usize {
 
 struct Renamer<'g> {
     g: &'g mut Globals,
+    /// For the locations in run-time error messages (records).
+    sources: &'g SourceMap,
     module: Sym,
     /// (namespace, qualifier, name) → the entities it may refer to.
     scope: HashMap<(Ns, Option<Sym>, Sym), Vec<Orig>>,
@@ -349,13 +358,7 @@ impl Renamer<'_> {
                 let t = self.qual_type(t);
                 Pat::Typed(Box::new(self.pat(*p)), t, s)
             }
-            Pat::Record(_, _, s) => {
-                self.err(Diagnostic::error(
-                    s,
-                    "record patterns are not supported yet",
-                ));
-                Pat::Wildcard(s)
-            }
+            Pat::Record(q, fs, s) => self.record_pat(q, fs, s),
         }
     }
 
@@ -532,14 +535,195 @@ impl Renamer<'_> {
                 ));
                 Expr::Wildcard(s)
             }
-            Expr::Record(_, _, s) => {
-                self.err(Diagnostic::error(
-                    s,
-                    "record construction and update are not supported yet",
-                ));
+            Expr::Bang(_, s) => {
+                self.err(
+                    Diagnostic::error(s, "a bang pattern `!p` can only be used in a pattern")
+                        .with_help("with BangPatterns on, `f !x` is a bang pattern; write `f ! x` for the operator"),
+                );
                 Expr::Wildcard(s)
             }
+            Expr::Record(e, fs, s) => match *e {
+                Expr::Con(q) => self.record_construction(q, fs, s),
+                e => self.record_update(e, fs, s),
+            },
         }
+    }
+
+    /// A field label in record syntax: a top-level name (locals do not
+    /// hide fields); `None` if it is not in scope (reported).
+    fn field_label(&mut self, q: QName) -> Option<Orig> {
+        let r = self.global(Ns::Value, q);
+        Some((r.qual?, r.name))
+    }
+
+    /// The constructor of a record construction or pattern, with its fields.
+    fn record_con(&mut self, q: QName) -> (QName, Option<ConFields>) {
+        let con = self.value(q);
+        let info = con
+            .qual
+            .clone()
+            .and_then(|m| self.g.records.get(&(m, con.name.clone())))
+            .cloned();
+        if info.is_none() && con.qual.is_none() {
+            self.err(Diagnostic::error(
+                con.span,
+                format!(
+                    "record syntax needs a constructor declared with `data`, not `{}`",
+                    con.name
+                ),
+            ));
+        }
+        (con, info)
+    }
+
+    /// The positions of the fields named in `C { f = .. }` (construction or
+    /// pattern), each with its renamed value; errors for a label that is
+    /// not a field of `C` or is given twice.
+    fn record_fields<T>(
+        &mut self,
+        con: &QName,
+        info: &ConFields,
+        fs: Vec<(QName, T)>,
+        mut rename: impl FnMut(&mut Self, T) -> T,
+    ) -> Vec<Option<T>> {
+        let mut given: Vec<Option<T>> = (0..info.arity()).map(|_| None).collect();
+        for (f, v) in fs {
+            let v = rename(self, v);
+            let span = f.span;
+            let Some(label) = self.field_label(f) else {
+                continue;
+            };
+            let at = (label.0 == info.ty.0)
+                .then(|| info.position(&label.1))
+                .flatten();
+            match at {
+                None => self.err(Diagnostic::error(
+                    span,
+                    format!(
+                        "constructor `{}` does not have field `{}`",
+                        con.name, label.1
+                    ),
+                )),
+                Some(i) if given[i].is_some() => self.err(Diagnostic::error(
+                    span,
+                    format!("field `{}` is given twice", label.1),
+                )),
+                Some(i) => given[i] = Some(v),
+            }
+        }
+        given
+    }
+
+    /// `C { f = e, .. }`: the constructor applied to its fields in order.
+    fn record_construction(&mut self, q: QName, fs: Vec<(QName, Expr)>, s: Span) -> Expr {
+        let (con, info) = self.record_con(q);
+        let Some(info) = info else {
+            fs.into_iter().for_each(|(_, e)| drop(self.expr(e)));
+            return Expr::Wildcard(s);
+        };
+        let given = self.record_fields(&con, &info, fs, |r, e| r.expr(e));
+        let missing: Vec<String> = (0..info.arity())
+            .filter(|&i| info.strict[i] && given[i].is_none())
+            .map(|i| match info.labels.get(i) {
+                Some(l) => format!("`{l}`"),
+                None => format!("field {}", i + 1),
+            })
+            .collect();
+        if !missing.is_empty() {
+            self.err(Diagnostic::error(
+                s,
+                format!(
+                    "constructor `{}` does not have the required strict field(s): {}",
+                    con.name,
+                    missing.join(", ")
+                ),
+            ));
+        }
+        let at = self.sources.ghc_location(s);
+        records::construct(con, &info, given, &at, s)
+    }
+
+    /// `e { f = x, .. }`: a case over the constructors that have every field.
+    fn record_update(&mut self, e: Expr, fs: Vec<(QName, Expr)>, s: Span) -> Expr {
+        let e = self.expr(e);
+        if fs.is_empty() {
+            self.err(Diagnostic::error(s, "empty record update"));
+            return e;
+        }
+        let mut ty: Option<Orig> = None;
+        let mut updates: Vec<(Sym, Expr)> = Vec::new();
+        let mut ok = true;
+        let mut mixed = false;
+        for (f, v) in fs {
+            let v = self.expr(v);
+            let span = f.span;
+            let Some(label) = self.field_label(f) else {
+                ok = false;
+                continue;
+            };
+            let Some(t) = self.g.fields.get(&label).cloned() else {
+                self.err(Diagnostic::error(
+                    span,
+                    format!("`{}` is not a record field", label.1),
+                ));
+                ok = false;
+                continue;
+            };
+            mixed |= ty.as_ref().is_some_and(|ty| *ty != t);
+            if updates.iter().any(|(u, _)| *u == label.1) {
+                self.err(Diagnostic::error(
+                    span,
+                    format!("field `{}` is given twice", label.1),
+                ));
+                ok = false;
+            }
+            ty = Some(t);
+            updates.push((label.1, v));
+        }
+        let Some(ty) = ty.filter(|_| ok) else {
+            return Expr::Wildcard(s);
+        };
+        let all = self.g.type_cons.get(&ty).cloned().unwrap_or_default();
+        let cons: Vec<(QName, ConFields)> = all
+            .iter()
+            .filter_map(|c| {
+                let info = self.g.records.get(c)?;
+                updates
+                    .iter()
+                    .all(|(u, _)| info.position(u).is_some())
+                    .then(|| {
+                        (
+                            QName {
+                                qual: Some(c.0.clone()),
+                                name: c.1.clone(),
+                                span: s,
+                            },
+                            info.clone(),
+                        )
+                    })
+            })
+            .collect();
+        if cons.is_empty() || mixed {
+            let names: Vec<String> = updates.iter().map(|(u, _)| format!("`{u}`")).collect();
+            self.err(Diagnostic::error(
+                s,
+                format!("no constructor has all these fields: {}", names.join(", ")),
+            ));
+            return Expr::Wildcard(s);
+        }
+        let refs: Vec<(QName, &ConFields)> = cons.iter().map(|(q, i)| (q.clone(), i)).collect();
+        let at = self.sources.ghc_location(s);
+        records::update(e, &refs, &updates, cons.len() == all.len(), &at, s)
+    }
+
+    /// `C { f = p, .. }`: the constructor pattern with wildcards elsewhere.
+    fn record_pat(&mut self, q: QName, fs: Vec<(QName, Pat)>, s: Span) -> Pat {
+        let (con, info) = self.record_con(q);
+        let Some(info) = info else {
+            return Pat::Wildcard(s);
+        };
+        let given = self.record_fields(&con, &info, fs, |r, p| r.pat(p));
+        records::pattern(con, &info, given, s)
     }
 
     /// A section `(e op)` needs `e`'s own top operator to bind tighter (or to
@@ -806,9 +990,14 @@ fn collect_defined(r: &mut Renamer, m: &Module) -> Defined {
     let mut types = Vec::new();
     for d in &m.decls {
         match d {
+            // A type's subordinate names: its constructors and field labels.
             Decl::Data(dd) => types.push((
                 dd.name.clone(),
-                dd.constrs.iter().map(|c| c.name.clone()).collect(),
+                dd.constrs
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .chain(records::labels_of(dd))
+                    .collect(),
                 false,
             )),
             Decl::TypeSyn { name, .. } => types.push((name.clone(), Vec::new(), false)),
@@ -1073,10 +1262,11 @@ fn exports(r: &mut Renamer, m: &Module, defined: &Defined) -> Interface {
     iface
 }
 
-fn rename_module(g: &mut Globals, m: Module) -> (Module, Vec<Diagnostic>) {
+fn rename_module(g: &mut Globals, sources: &SourceMap, m: Module) -> (Module, Vec<Diagnostic>) {
     let name = module_name(&m);
     let mut r = Renamer {
         g,
+        sources,
         module: name.clone(),
         scope: HashMap::new(),
         locals: Vec::new(),
@@ -1100,6 +1290,27 @@ fn rename_module(g: &mut Globals, m: Module) -> (Module, Vec<Diagnostic>) {
             .insert(o.clone(), subs.iter().map(|s| s.name.clone()).collect());
         if *is_class {
             r.g.classes.insert(o);
+        }
+    }
+    for d in &m.decls {
+        if let Decl::Data(dd) = d {
+            let ty: Orig = (name.clone(), dd.name.name.clone());
+            let mut cons = Vec::new();
+            for c in &dd.constrs {
+                let con: Orig = (name.clone(), c.name.name.clone());
+                let labels = c.labels.iter().flatten().map(|l| l.name.clone());
+                let fields = ConFields {
+                    ty: ty.clone(),
+                    labels: labels.collect(),
+                    strict: c.fields.iter().map(|f| f.strict).collect(),
+                };
+                r.g.records.insert(con.clone(), fields);
+                cons.push(con);
+            }
+            for l in records::labels_of(dd) {
+                r.g.fields.insert((name.clone(), l.name), ty.clone());
+            }
+            r.g.type_cons.insert(ty, cons);
         }
     }
     let mut imports = m.imports.clone();
@@ -1241,26 +1452,16 @@ impl Renamer<'_> {
                 let constrs = dd
                     .constrs
                     .into_iter()
-                    .map(|c| {
-                        if let Some(l) = &c.labels {
-                            if let Some(first) = l.first() {
-                                self.err(Diagnostic::error(
-                                    first.span,
-                                    "record syntax is not supported yet",
-                                ));
-                            }
-                        }
-                        ConDecl {
-                            fields: c
-                                .fields
-                                .into_iter()
-                                .map(|f| Field {
-                                    strict: f.strict,
-                                    ty: self.ty(f.ty),
-                                })
-                                .collect(),
-                            ..c
-                        }
+                    .map(|c| ConDecl {
+                        fields: c
+                            .fields
+                            .into_iter()
+                            .map(|f| Field {
+                                strict: f.strict,
+                                ty: self.ty(f.ty),
+                            })
+                            .collect(),
+                        ..c
                     })
                     .collect();
                 let deriving = dd
@@ -1274,6 +1475,8 @@ impl Renamer<'_> {
                     deriving,
                     ..dd
                 };
+                self.derived
+                    .extend(records::selectors(&renamed, &self.module));
                 if !renamed.deriving.is_empty() {
                     // Fixities of infix constructors decide how derived Show prints them.
                     let fixities: HashMap<Sym, (Assoc, u8)> = renamed
@@ -1414,7 +1617,7 @@ pub fn rename(loaded: Loaded) -> (Program, Vec<Diagnostic>) {
         .last()
         .map_or_else(|| Sym::from("Main"), |p| p.name.clone());
     for p in loaded.modules {
-        let (m, d) = rename_module(&mut g, p.ast);
+        let (m, d) = rename_module(&mut g, &loaded.sources, p.ast);
         diags.extend(d);
         modules.push(m);
     }

@@ -67,18 +67,31 @@ pub fn gph_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Ou
     }
 }
 
-/// The `.gph` files of a directory (relative to the project root), sorted.
+/// The programs of a directory (relative to the project root), sorted:
+/// its `.gph` and literate `.lhs` files, and for a program of several
+/// modules, the `Main.gph`, `Main.hs` or `Main.lhs` of a sub-folder (its
+/// other modules beside it, its expectations `Main.stdout` ...).
 pub fn programs_in(dir: &str) -> Vec<PathBuf> {
     // Relative to the root, as a user would type them: paths appear in messages.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| Path::new(dir).join(e.file_name()))
-                .filter(|p| p.extension().is_some_and(|e| e == "gph"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let is_program = |p: &Path| p.extension().is_some_and(|e| e == "gph" || e == "lhs");
+    let mut v: Vec<PathBuf> = Vec::new();
+    for e in std::fs::read_dir(root.join(dir))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let p = Path::new(dir).join(e.file_name());
+        if root.join(&p).is_dir() {
+            let main = ["Main.gph", "Main.hs", "Main.lhs"]
+                .iter()
+                .map(|m| p.join(m))
+                .find(|m| root.join(m).is_file());
+            v.extend(main);
+        } else if is_program(&p) {
+            v.push(p);
+        }
+    }
     v.sort();
     v
 }

@@ -199,9 +199,12 @@ impl Refs<'_> {
                 self.expr(l);
                 self.expr(r)
             }
-            E::Neg(e, _) | E::Paren(e, _) | E::Lazy(e, _) | E::As(_, e, _) | E::Typed(e, _, _) => {
-                self.expr(e)
-            }
+            E::Neg(e, _)
+            | E::Paren(e, _)
+            | E::Lazy(e, _)
+            | E::Bang(e, _)
+            | E::As(_, e, _)
+            | E::Typed(e, _, _) => self.expr(e),
             E::Lambda(_, b, _) => self.expr(b),
             E::Let(ds, b, _) => {
                 self.decls(ds);

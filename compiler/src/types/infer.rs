@@ -94,7 +94,7 @@ impl Tc {
                 self.tc_comprehension(body, stmts, *span, exp, ctx)
             }
             E::Typed(inner, qt, span) => self.tc_annotated(inner, qt, *span, exp, ctx),
-            E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) => {
+            E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) | E::Bang(_, span) => {
                 self.bad_expr(*span, "pattern syntax in an expression")
             }
             E::Record(_, _, span) => self.bad_expr(*span, "records are not supported yet"),

@@ -286,6 +286,8 @@ pub enum Expr {
     Wildcard(Span),
     As(Ident, Box<Expr>, Span),
     Lazy(Box<Expr>, Span),
+    /// A bang pattern `!p` (with `{-# LANGUAGE BangPatterns #-}`).
+    Bang(Box<Expr>, Span),
     /// Record construction / update (Tier 2): `C { f = e }` or `e { f = e }`.
     Record(Box<Expr>, Vec<(QName, Expr)>, Span),
 }
@@ -316,6 +318,7 @@ impl Expr {
             | Expr::Wildcard(s)
             | Expr::As(_, _, s)
             | Expr::Lazy(_, s)
+            | Expr::Bang(_, s)
             | Expr::Record(_, _, s) => *s,
         }
     }

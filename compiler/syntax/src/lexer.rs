@@ -113,6 +113,10 @@ pub enum Tok {
     Minus,
     #[token("!")]
     Bang,
+    /// `!` as a bang pattern or strictness mark: with BangPatterns on, a `!`
+    /// after white space or an opening bracket and before a non-space
+    /// (GHC's rule for a prefix occurrence); made by `lex`, not by logos.
+    PrefixBang,
 
     // Special characters.
     #[token("(")]
@@ -353,6 +357,7 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut tokens = Vec::new();
     let mut errors = Vec::new();
     let mut lexer = Tok::lexer(text);
+    let bangs = language_extensions(text).any(|e| e == "BangPatterns");
     while let Some(result) = lexer.next() {
         let local = Span::new(lexer.span().start, lexer.span().end);
         let span = Span {
@@ -360,6 +365,10 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
             end: local.end + base,
         };
         match result {
+            Ok(Tok::Bang) if bangs && prefix_occurrence(text, local) => tokens.push(Token {
+                tok: Tok::PrefixBang,
+                span,
+            }),
             Ok(tok) => tokens.push(Token { tok, span }),
             Err(e) => {
                 let mut d = lex_error(e, local, text);
@@ -372,6 +381,29 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
         }
     }
     (tokens, errors)
+}
+
+/// The extensions named in the file's `{-# LANGUAGE A, B #-}` pragmas.
+pub fn language_extensions(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("{-#").flat_map(move |(at, _)| {
+        let rest = &text[at + 3..];
+        let body = rest.find("#-}").map_or("", |end| &rest[..end]).trim_start();
+        let names = body
+            .strip_prefix("LANGUAGE")
+            .filter(|b| b.starts_with(char::is_whitespace))
+            .unwrap_or("");
+        names.split(',').map(str::trim).filter(|n| !n.is_empty())
+    })
+}
+
+/// Whether the `!` at `at` is a prefix occurrence: after white space, an
+/// opening bracket, a comma or the start of the file, and not before white
+/// space (`f !x`, `(!x, !y)`, `T !Int`; `a ! b` and `a!b` are the operator).
+fn prefix_occurrence(text: &str, at: Span) -> bool {
+    let before = text[..at.start as usize].chars().next_back();
+    let after = text[at.end as usize..].chars().next();
+    before.is_none_or(|c| c.is_whitespace() || "([,;{".contains(c))
+        && after.is_some_and(|c| !c.is_whitespace())
 }
 
 fn lex_error(e: LexError, span: Span, text: &str) -> Diagnostic {
@@ -443,7 +475,7 @@ impl fmt::Display for Tok {
             Tok::Tilde => "~",
             Tok::DArrow => "=>",
             Tok::Minus => "-",
-            Tok::Bang => "!",
+            Tok::Bang | Tok::PrefixBang => "!",
             Tok::LParen => "(",
             Tok::RParen => ")",
             Tok::LBracket => "[",

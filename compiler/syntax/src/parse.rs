@@ -483,6 +483,7 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
         Expr::Paren(e, s) => Ok(Pat::Paren(Box::new(expr_to_pat(*e)?), s)),
         Expr::As(v, e, s) => Ok(Pat::As(v, Box::new(expr_to_pat(*e)?), s)),
         Expr::Lazy(e, s) => Ok(Pat::Lazy(Box::new(expr_to_pat(*e)?), s)),
+        Expr::Bang(e, s) => Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s)),
         Expr::Typed(e, t, s) => Ok(Pat::Typed(Box::new(expr_to_pat(*e)?), t, s)),
         Expr::Record(c, fs, s) => match *c {
             Expr::Con(q) => {

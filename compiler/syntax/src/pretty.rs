@@ -224,7 +224,8 @@ fn ml_expr(e: &Expr) -> bool {
         | Expr::Typed(e, _, _)
         | Expr::Paren(e, _)
         | Expr::As(_, e, _)
-        | Expr::Lazy(e, _) => ml_expr(e),
+        | Expr::Lazy(e, _)
+        | Expr::Bang(e, _) => ml_expr(e),
         Expr::If(a, b, c, _) => ml_expr(a) || ml_expr(b) || ml_expr(c),
         Expr::Tuple(es, _) | Expr::List(es, _) => es.iter().any(ml_expr),
         Expr::Range { from, then, to, .. } => {
@@ -1135,6 +1136,10 @@ impl Printer {
                 self.s("~");
                 self.prefixed_expr(x);
             }
+            Expr::Bang(x, _) => {
+                self.s("!");
+                self.prefixed_expr(x);
+            }
             Expr::Record(x, fs, _) => {
                 self.expr(x, Lvl::Arg, false);
                 self.s(" {");
@@ -1152,7 +1157,7 @@ impl Printer {
     }
 
     fn prefixed_expr(&mut self, x: &Expr) {
-        if matches!(x, Expr::Lazy(..)) {
+        if matches!(x, Expr::Lazy(..) | Expr::Bang(..)) {
             self.s("(");
             self.expr(x, Lvl::Top, true);
             self.s(")");

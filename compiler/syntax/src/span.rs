@@ -157,6 +157,25 @@ impl SourceMap {
     }
 
     /// The file a span belongs to.
+    /// GHC's rendering of a span in a run-time error (`file:(l1,c1)-(l2,c2)`,
+    /// `file:l:c1-c2`), without trailing white space (a layout block's
+    /// span may reach the next line).
+    pub fn ghc_location(&self, span: Span) -> String {
+        match self.file_of(span) {
+            Some(f) => {
+                let text = f.slice(span);
+                let trimmed = text.trim_end().len();
+                let span = if trimmed > 0 && trimmed < text.len() {
+                    Span::new(span.start as usize, span.start as usize + trimmed)
+                } else {
+                    span
+                };
+                f.ghc_span(span)
+            }
+            None => "<unknown>".to_string(),
+        }
+    }
+
     pub fn file_of(&self, span: Span) -> Option<&SourceFile> {
         let i = self.files.partition_point(|f| f.base <= span.start);
         i.checked_sub(1).map(|i| &self.files[i])
