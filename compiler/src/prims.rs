@@ -177,6 +177,8 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "doubleDecodeExponent" => rt(&[Double], Int, Prim::DoubleDecodeExponent),
         "doubleEncode" => rt(&[Integer, Int], Double, Prim::DoubleEncode),
         "doubleShow" => rt(&[Double], Any, Prim::DoubleShow),
+        "doubleToFloat" => un(Double, Double, VUnOp::DToFloat),
+        "floatShow" => rt(&[Double], Any, Prim::FloatShow),
         "charOrd" => un(Char, Int, VUnOp::Ord),
         "charChr" => un(Int, Char, VUnOp::Chr),
         "charEq" => cmp(Char, Cmp::IEq),
@@ -298,6 +300,8 @@ pub const NAMES: &[&str] = &[
     "doubleDecodeExponent",
     "doubleEncode",
     "doubleShow",
+    "doubleToFloat",
+    "floatShow",
     "charOrd",
     "charChr",
     "charEq",
@@ -350,7 +354,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 109);
+        assert_eq!(NAMES.len(), 111);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -368,6 +372,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 109);
+        assert_eq!(count, 111);
     }
 }

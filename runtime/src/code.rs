@@ -185,6 +185,8 @@ pub enum VOp {
 pub enum VUnOp {
     INeg,
     DNeg,
+    /// Rounds a Double to the nearest single-precision value (`Float`).
+    DToFloat,
     IntToDouble,
     /// Char code point to Int (`ord`) and back (`chr`, checked: run-time
     /// error "Prelude.chr: bad argument: N" outside 0..=0x10FFFF).
@@ -266,6 +268,8 @@ pub enum Prim {
     IntShow,
     IntegerShow,
     DoubleShow,
+    /// A Double holding a single-precision value, shown as GHC shows a Float.
+    FloatShow,
     /// The argument is a fully evaluated [Char] (every cell and character
     /// evaluated): raises the run-time error with that message.
     Raise,

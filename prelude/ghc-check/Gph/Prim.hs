@@ -74,6 +74,8 @@ module Gph.Prim
   , primDoubleDecodeExponent
   , primDoubleEncode
   , primDoubleShow
+  , primDoubleToFloat
+  , primFloatShow
   , primCharOrd
   , primCharChr
   , primCharEq
@@ -330,6 +332,12 @@ primDoubleEncode = P.encodeFloat
 
 primDoubleShow :: Double -> [Char]
 primDoubleShow = P.show
+
+primDoubleToFloat :: Double -> Double
+primDoubleToFloat = \x -> P.realToFrac (P.realToFrac x :: P.Float)
+
+primFloatShow :: Double -> [Char]
+primFloatShow = \x -> P.show (P.realToFrac x :: P.Float)
 
 primCharOrd :: Char -> Int
 primCharOrd = C.ord

@@ -301,6 +301,7 @@ pub fn prim(
             Z::B(b) => b.to_string(),
         }),
         DoubleShow => R::Str(show_double(dbl(pe, t, 0)?)),
+        FloatShow => R::Str(show_float(dbl(pe, t, 0)?)),
         Raise => {
             let s = pe.read_string(pe.arg(t, a(0)))?;
             return Err(Stop::Error(s));
@@ -589,19 +590,28 @@ pub fn double_truncate(x: f64) -> Z {
 /// shortest round-trip digits (Rust's `{:e}`) at some doubles: GHC shows
 /// `10.0 * 1.0e22` as `9.999999999999999e22`, not `1.0e23` (found by
 /// gph-gen, seed 1000609).
-fn float_to_digits(x: f64) -> (Vec<u8>, i64) {
-    const P: i64 = 53; // floatDigits
-    const MIN_EXP: i64 = -1021 - P; // fst floatRange - floatDigits
+/// GHC's `floatToDigits 10` for a Double (`precision` 53) or for a Float
+/// held in a Double (`precision` 24, whose low 29 mantissa bits are 0).
+fn float_to_digits(x: f64, precision: i64) -> (Vec<u8>, i64) {
+    let p: i64 = precision; // floatDigits
+                            // fst floatRange - floatDigits
+    let min_exp: i64 = if precision == 24 { -125 - p } else { -1021 - p };
     let (f0, e0) = decode_double(x);
+    let shift = 53 - p;
+    let (f0, e0) = if f0 == 0 {
+        (f0, e0)
+    } else {
+        (f0 >> shift, e0 + shift)
+    };
     // A denormalised number gets the lowest exponent back.
-    let n = (MIN_EXP - e0).max(0);
+    let n = (min_exp - e0).max(0);
     let (f, e) = (BigInt::from(f0 >> n), e0 + n);
     let pow2 = |n: i64| BigInt::from(1) << n as usize;
     let pow10 = |n: i64| num_traits::pow(BigInt::from(10), n as usize);
     let one = BigInt::from(1);
     // x = r / s; the rounding interval reaches m_dn / s below, m_up / s above
     // (wider above at a power of two, where the next double down is closer).
-    let at_power = f == pow2(P - 1);
+    let at_power = f == pow2(p - 1);
     let (r, s, m_up, m_dn) = if e >= 0 {
         let be = pow2(e);
         if at_power {
@@ -609,7 +619,7 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i64) {
         } else {
             (&f * &be * 2, BigInt::from(2), be.clone(), be)
         }
-    } else if e > MIN_EXP && at_power {
+    } else if e > min_exp && at_power {
         (&f * 4, pow2(-e + 1) * 2, BigInt::from(2), one)
     } else {
         (&f * 2, pow2(-e) * 2, one.clone(), one)
@@ -661,6 +671,15 @@ fn float_to_digits(x: f64) -> (Vec<u8>, i64) {
 
 /// Exactly GHC's `show` for Double.
 pub fn show_double(x: f64) -> String {
+    show_floating(x, 53)
+}
+
+/// `show` of a Float (held in a Double, already rounded to single precision).
+pub fn show_float(x: f64) -> String {
+    show_floating(x, 24)
+}
+
+fn show_floating(x: f64, precision: i64) -> String {
     if x.is_nan() {
         return "NaN".into();
     }
@@ -668,12 +687,12 @@ pub fn show_double(x: f64) -> String {
         return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
     if x.is_sign_negative() {
-        return format!("-{}", show_double(-x));
+        return format!("-{}", show_floating(-x, precision));
     }
     if x == 0.0 {
         return "0.0".into();
     }
-    let (ds, k) = float_to_digits(x);
+    let (ds, k) = float_to_digits(x, precision);
     let digits: String = ds.iter().map(|d| char::from(b'0' + d)).collect();
     if (0..=7).contains(&k) {
         let k = k as usize;
@@ -820,6 +839,25 @@ mod tests {
         ];
         for (x, s) in cases {
             assert_eq!(show_double(x), s, "{x}");
+        }
+    }
+
+    /// GHC 9.0's show at Float (checked with the oracle).
+    #[test]
+    fn show_float_like_ghc() {
+        let cases = [
+            (0.1f32, "0.1"),
+            (0.1 + 0.2, "0.3"),
+            (1.0 / 3.0, "0.33333334"),
+            (std::f32::consts::PI, "3.1415927"),
+            (123456789.0, "1.2345679e8"),
+            (1.0e-45, "1.0e-45"),
+            (f32::MIN_POSITIVE, "1.1754944e-38"),
+            (f32::MAX, "3.4028235e38"),
+            (-2.5, "-2.5"),
+        ];
+        for (x, s) in cases {
+            assert_eq!(show_float(x as f64), s, "{x}");
         }
     }
 

@@ -1080,6 +1080,7 @@ pub fn unop(op: VUnOp, a: u64) -> Result<u64, Stop> {
     match op {
         VUnOp::INeg => Ok((a as i64).wrapping_neg() as u64),
         VUnOp::DNeg => d(-f),
+        VUnOp::DToFloat => d(f as f32 as f64),
         VUnOp::IntToDouble => d(a as i64 as f64),
         VUnOp::Ord => Ok(a),
         VUnOp::Chr => {
