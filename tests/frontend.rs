@@ -110,3 +110,32 @@ fn core_dumps_are_stable() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// User modules that import each other are rejected, naming the cycle (a
+/// cycle takes more than one file, so it is not in tests/errors/).
+#[test]
+fn module_import_cycles_are_rejected() {
+    let dir = std::env::temp_dir().join(format!("gph-cycle-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Cyc")).unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write(
+        "Cyc/A.hs",
+        "module Cyc.A where\nimport Cyc.B\na :: Int\na = 1\n",
+    );
+    write(
+        "Cyc/B.hs",
+        "module Cyc.B where\nimport Cyc.A\nb :: Int\nb = 2\n",
+    );
+    write("Main.hs", "import Cyc.A\n\nmain :: IO ()\nmain = print a\n");
+    let main = dir.join("Main.hs");
+    let out = gph(&["check", main.to_str().unwrap()], None);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status, Some(1), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("module imports form a cycle: Cyc.B imports Cyc.A"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}

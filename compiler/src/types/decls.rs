@@ -223,12 +223,20 @@ impl Tc {
             } else {
                 "overlapping"
             };
+            // As GHC: at the first of two instances in this module, at this
+            // one when the other is imported.
+            let here = self.env.instances[i].dfun.module == self.module && first != Span::default();
+            let (at, other) = if here {
+                (first, inst.span)
+            } else {
+                (inst.span, first)
+            };
             let mut d = Diagnostic::error(
-                inst.span,
+                at,
                 format!("{what} instance declarations for `{class_name} {head_s}`"),
             );
-            if first != Span::default() {
-                d = d.with_secondary(first, "the other instance");
+            if other != Span::default() {
+                d = d.with_secondary(other, "the other instance");
             }
             self.error(d);
             return None;

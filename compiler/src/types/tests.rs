@@ -405,7 +405,7 @@ fn error_instances() {
                   \x20 show _ = \"U\"\n\
                   main = print T\n",
     );
-    has_error(&e, 4, "duplicate instance");
+    has_error(&e, 2, "duplicate instance");
 }
 
 #[test]
