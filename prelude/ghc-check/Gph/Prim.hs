@@ -5,6 +5,8 @@
 -- identical); each primitive is implemented with GHC's own functions.
 module Gph.Prim
   ( Int, Integer, Double, Char, IO, Bool(False, True)
+  , PrimRatio(primRatio, primNumerator, primDenominator)
+  , NFData(rnf)
   , primIntAdd
   , primIntSub
   , primIntMul
@@ -464,3 +466,15 @@ primConFields = edenOnly "conFields"
 
 primListCell :: a -> Int
 primListCell = edenOnly "listCell"
+
+-- The access class of Gph.Prim for the Prelude's Ratio (its instance is in
+-- the Prelude).
+class PrimRatio r where
+  primRatio :: a -> a -> r a
+  primNumerator :: r a -> a
+  primDenominator :: r a -> a
+
+-- Control.DeepSeq's class (see Gph/Prim.gph).
+class NFData a where
+  rnf :: a -> ()
+  rnf a = primSeq a ()
