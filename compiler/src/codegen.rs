@@ -501,14 +501,14 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `$putStr s w`: writes `s` in blocks of 2047 characters, each
-    /// committed once the character after it has been evaluated (what
-    /// Gph.Prim's comment on putStr asks), so that a long string is never
-    /// held whole.
+    /// `$putStr s w handle`: writes `s` to the handle in blocks of 2047
+    /// characters, each committed once the character after it has been
+    /// evaluated (what Gph.Prim's comment on hPutStr asks), so that a long
+    /// string is never held whole.
     fn put_str(&mut self, name: String) -> Supercomb {
-        // r0 s (the rest), r1 w, r2 p, r3 h, r4 acc, r5 out, r6 tmp, r7 q
-        // v0 n, v1 limit, v2 one
-        let (s, w, p, h, acc, out, tmp, q) = (
+        // r0 s (the rest), r1 w, r2 handle, r3 p, r4 h, r5 acc, r6 out,
+        // r7 tmp, r8 q; v0 n, v1 limit, v2 one
+        let (s, w, handle, p, h, acc, out, tmp, q) = (
             Reg(0),
             Reg(1),
             Reg(2),
@@ -517,6 +517,7 @@ impl<'a> Gen<'a> {
             Reg(5),
             Reg(6),
             Reg(7),
+            Reg(8),
         );
         let (n, limit, one) = (VReg(0), VReg(1), VReg(2));
         const BLOCK: u64 = 2047;
@@ -567,7 +568,7 @@ impl<'a> Gen<'a> {
         c.push(Instr::Prim {
             prim: Prim::PutStr,
             dst: tmp,
-            args: vec![s, w],
+            args: vec![handle, s, w],
         });
         c.push(Instr::Ret { reg: tmp });
         // chunk: copy the first 2047 characters of s (reversed into acc,
@@ -648,7 +649,7 @@ impl<'a> Gen<'a> {
         c.push(Instr::Prim {
             prim: Prim::PutStr,
             dst: tmp,
-            args: vec![out, w],
+            args: vec![handle, out, w],
         });
         c.push(Instr::Move { dst: s, src: p });
         c.push(Instr::ConstV {
@@ -673,9 +674,9 @@ impl<'a> Gen<'a> {
         Supercomb {
             name,
             kind: ScKind::Fun,
-            arity: 2,
+            arity: 3,
             varity: 0,
-            nregs: 8,
+            nregs: 9,
             nvregs: 3,
             returns: RetKind::Boxed,
             code: c,
@@ -1714,13 +1715,14 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 self.expr(&k, ctx)
             }
             Special::PutStr => {
-                let s = self.lazy(args[0]);
-                let w = self.lazy(args[1]);
+                let h = self.strict(args[0]);
+                let s = self.lazy(args[1]);
+                let w = self.lazy(args[2]);
                 let id = self.g.helper(Job::PutStr);
                 if ctx == Ctx::Tail && self.ret == RetKind::Boxed {
                     self.emit(Instr::TailCall {
                         sc: id,
-                        args: vec![s, w],
+                        args: vec![s, w, h],
                         vargs: vec![],
                     });
                     return Res::Done;
@@ -1728,9 +1730,58 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 let dst = self.new_reg();
                 self.emit(Instr::Call {
                     sc: id,
-                    args: vec![s, w],
+                    args: vec![s, w, h],
                     vargs: vec![],
                     dst,
+                });
+                self.finish_reg(dst, ctx)
+            }
+            Special::ArrIndex => {
+                let arr = self.strict(args[0]);
+                let i = self.strict(args[1]);
+                let dst = self.new_reg();
+                self.emit(Instr::Prim {
+                    prim: Prim::ArrIndex,
+                    dst,
+                    args: vec![arr, i],
+                });
+                // The element may be unevaluated.
+                if ctx == Ctx::Tail && strictness::ret_kind(self.ret).is_none() {
+                    self.emit(Instr::Enter { reg: dst });
+                    return Res::Done;
+                }
+                self.emit(Instr::Eval { reg: dst });
+                self.finish_reg(dst, ctx)
+            }
+            Special::RaiseIO => {
+                let e = self.lazy(args[0]);
+                let m = self.lazy(args[1]);
+                let w = self.lazy(args[2]);
+                let id = self.g.helper(Job::DeepString);
+                let s = self.new_reg();
+                self.emit(Instr::Call {
+                    sc: id,
+                    args: vec![m],
+                    vargs: vec![],
+                    dst: s,
+                });
+                let dst = self.new_reg();
+                self.emit(Instr::Prim {
+                    prim: Prim::RaiseIO,
+                    dst,
+                    args: vec![e, s, w],
+                });
+                self.finish_reg(dst, ctx)
+            }
+            Special::CatchIO => {
+                let m = self.strict(args[0]);
+                let h = self.strict(args[1]);
+                let w = self.lazy(args[2]);
+                let dst = self.new_reg();
+                self.emit(Instr::Prim {
+                    prim: Prim::CatchIO,
+                    dst,
+                    args: vec![m, h, w],
                 });
                 self.finish_reg(dst, ctx)
             }

@@ -14,7 +14,16 @@
 //! * `FETCHME`: a reference that stays behind: other thunks, black holes,
 //!   FetchMes, and whatever no longer fits in the packed graph (a node is copied
 //!   only if the packed graph still has room for it and for a FetchMe for every
-//!   node still queued, so a packed graph always closes within its limit).
+//!   node still queued, so a packed graph always closes within its limit);
+//! * `MUTREF`: a mutable cell (an IORef, MUTVAR) or a reference to one
+//!   (MUTREF): never copied, whose identity matters, it stays on its PE and
+//!   travels as its global address; the receiver makes a MUTREF node, a
+//!   value that is never fetched (only the main PE, which made the cell,
+//!   reads or writes it), and home again the address is the cell itself.
+//!
+//! Arrays (ARRAY) are copied as constructors are: the library fills an
+//! array inside the one evaluation that makes it, so no other PE sees it
+//! before it is final.
 //!
 //! Layout: the entry count, then the entries, each a tag word and its
 //! fields (all 64-bit words).
@@ -32,6 +41,7 @@ const NODE: u64 = 2;
 const THUNK: u64 = 3;
 const FETCHME: u64 = 4;
 const RAISE: u64 = 5;
+const MUTREF: u64 = 6;
 /// Words of a FETCHME entry.
 const FETCHME_WORDS: usize = 4;
 
@@ -99,6 +109,11 @@ pub fn pack(
             }));
             continue;
         }
+        if k == kind::MUTVAR || k == kind::MUTREF {
+            let (g, w) = remote_or_export(heap, ga, p);
+            out.extend([MUTREF, g.pe.0 as u64, g.slot as u64, w.0]);
+            continue;
+        }
         // Normal forms and unread string literals are copied.
         let copy = is_value_kind(k) || k == kind::STR;
         let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
@@ -115,7 +130,7 @@ pub fn pack(
                 out.push(NODE);
             }
             out.push(h);
-            let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK);
+            let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK | kind::ARRAY);
             for i in 0..n {
                 let w = heap.word(p, i);
                 if !pointers {
@@ -145,15 +160,7 @@ pub fn pack(
             continue;
         }
         // Stays here: a FetchMe to it.
-        let (g, w) = if k == kind::FETCHME {
-            let i = crate::machine::heap::h_info(h);
-            match ga.split_remote(i) {
-                Some(x) => x,
-                None => ga.export_local(p),
-            }
-        } else {
-            ga.export_local(p)
-        };
+        let (g, w) = remote_or_export(heap, ga, p);
         out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
     }
     out[0] = count;
@@ -167,6 +174,19 @@ pub fn pack(
         }
     }
     out
+}
+
+/// A reference to `p` for another PE: half the weight of the remote
+/// reference a FETCHME or MUTREF holds, else (a node of ours, or a
+/// reference too light to split) an address of this PE for it.
+fn remote_or_export(heap: &Heap, ga: &mut GaTable, p: Ptr) -> (GlobalAddr, Weight) {
+    let h = heap.hdr(p);
+    if matches!(h_kind(h), kind::FETCHME | kind::MUTREF) {
+        if let Some(x) = ga.split_remote(crate::machine::heap::h_info(h)) {
+            return x;
+        }
+    }
+    ga.export_local(p)
 }
 
 /// One decoded entry.
@@ -183,6 +203,10 @@ enum Entry<'a> {
         fields: &'a [u64],
     },
     FetchMe {
+        ga: GlobalAddr,
+        weight: Weight,
+    },
+    MutRef {
         ga: GlobalAddr,
         weight: Weight,
     },
@@ -240,10 +264,12 @@ fn entries(p: &[u64]) -> Result<Vec<Entry<'_>>, String> {
                 ));
                 i += 2 + n.div_ceil(8);
             }
-            FETCHME => {
-                out.push(Entry::FetchMe {
-                    ga: ga_at(i + 1)?,
-                    weight: Weight(*p.get(i + 3).ok_or_else(bad)?),
+            FETCHME | MUTREF => {
+                let (ga, weight) = (ga_at(i + 1)?, Weight(*p.get(i + 3).ok_or_else(bad)?));
+                out.push(if tag == FETCHME {
+                    Entry::FetchMe { ga, weight }
+                } else {
+                    Entry::MutRef { ga, weight }
                 });
                 i += FETCHME_WORDS;
             }
@@ -260,7 +286,7 @@ pub fn unpack_words(p: &[u64]) -> Result<usize, String> {
         .map(|e| match e {
             Entry::Static(_) => 0,
             Entry::Node { h, .. } | Entry::Thunk { h, .. } => Heap::node_words(*h),
-            Entry::FetchMe { .. } | Entry::Raise(_) => 2,
+            Entry::FetchMe { .. } | Entry::MutRef { .. } | Entry::Raise(_) => 2,
         })
         .sum())
 }
@@ -303,15 +329,17 @@ pub fn unpack(
                 raised.push(msg.clone());
                 heap.alloc_node(h, &[]).ok_or(NO_ROOM)?
             }
-            Entry::FetchMe { ga: g, weight } => {
+            Entry::FetchMe { ga: g, weight } | Entry::MutRef { ga: g, weight } => {
                 if let Some(node) = ga.arrive(*g, *weight)? {
                     node
                 } else {
-                    let q = heap
-                        .alloc_node(header(kind::FETCHME, 1, 0), &[])
-                        .ok_or(NO_ROOM)?;
+                    let k = match e {
+                        Entry::FetchMe { .. } => kind::FETCHME,
+                        _ => kind::MUTREF,
+                    };
+                    let q = heap.alloc_node(header(k, 1, 0), &[]).ok_or(NO_ROOM)?;
                     let i = ga.add_remote(*g, *weight, q);
-                    heap.mem[q.0 as usize] = header(kind::FETCHME, 1, i);
+                    heap.mem[q.0 as usize] = header(k, 1, i);
                     q
                 }
             }
@@ -323,7 +351,7 @@ pub fn unpack(
             Entry::Node { h, fields } | Entry::Thunk { h, fields, .. } => (*h, *fields),
             _ => continue,
         };
-        let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK);
+        let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK | kind::ARRAY);
         for (i, &w) in fields.iter().enumerate() {
             let v = if pointers {
                 ptrs.get(w as usize)
