@@ -30,7 +30,7 @@
 
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
 use crate::lift::{self, ScDef};
-use crate::prims::{Kind, Op, PrimInfo, Special};
+use crate::prims::{Kind, Op, PrimInfo, Special, Ty};
 use crate::strictness::{self, Info, Worker};
 use gph_runtime::code::{
     self, Cmp, ConId, ConInfo, Global, GlobalId, Instr, Pc, Prim, Reg, RetKind, ScId, ScKind,
@@ -1606,7 +1606,18 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     .iter()
                     .zip(&p.args)
                     .map(|(a, t)| {
-                        if t.strict() {
+                        if *t == Ty::Str {
+                            let r = self.lazy(a);
+                            let id = self.g.helper(Job::DeepString);
+                            let s = self.new_reg();
+                            self.emit(Instr::Call {
+                                sc: id,
+                                args: vec![r],
+                                vargs: vec![],
+                                dst: s,
+                            });
+                            s
+                        } else if t.strict() {
                             self.strict(a)
                         } else {
                             self.lazy(a)

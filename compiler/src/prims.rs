@@ -29,6 +29,9 @@ pub enum Ty {
     /// Evaluated to weak head normal form and passed boxed (an IORef, an
     /// array).
     Whnf,
+    /// A `[Char]` evaluated completely (every cell and character), as the
+    /// runtime reads it (a path, a name).
+    Str,
     /// Anything else: passed as it is (not evaluated), e.g. `a`, lists.
     Any,
     /// The world token of IO primitives.
@@ -40,7 +43,7 @@ impl Ty {
     pub fn strict(self) -> bool {
         matches!(
             self,
-            Ty::Int | Ty::Double | Ty::Char | Ty::Integer | Ty::Bool | Ty::Whnf
+            Ty::Int | Ty::Double | Ty::Char | Ty::Integer | Ty::Bool | Ty::Whnf | Ty::Str
         )
     }
     /// The unboxed kind of the type, if it has one.
@@ -231,11 +234,11 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "hIsEOF" => rt(&[Int, World], Any, Prim::HIsEof),
         "hSetBuffering" => rt(&[Int, Int, World], Any, Prim::HSetBuffering),
         "hGetBuffering" => rt(&[Int, World], Any, Prim::HGetBuffering),
-        "openFile" => rt(&[Any, Int, World], Any, Prim::OpenFile),
-        "openTempFile" => rt(&[Any, Any, World], Any, Prim::OpenTempFile),
-        "removeFile" => rt(&[Any, World], Any, Prim::RemoveFile),
-        "doesFileExist" => rt(&[Any, World], Any, Prim::DoesFileExist),
-        "lookupEnv" => rt(&[Any, World], Any, Prim::LookupEnv),
+        "openFile" => rt(&[Str, Int, World], Any, Prim::OpenFile),
+        "openTempFile" => rt(&[Str, Str, World], Any, Prim::OpenTempFile),
+        "removeFile" => rt(&[Str, World], Any, Prim::RemoveFile),
+        "doesFileExist" => rt(&[Str, World], Any, Prim::DoesFileExist),
+        "lookupEnv" => rt(&[Str, World], Any, Prim::LookupEnv),
         "raiseIO" => sp(&[Any, Any, World], Any, Special::RaiseIO),
         "catchIO" => sp(&[Any, Any, World], Any, Special::CatchIO),
         "newIORef" => rt(&[Any, World], Any, Prim::NewIORef),

@@ -79,6 +79,15 @@ pub fn pack(
     let mut number: HashMap<Ptr, u64> = HashMap::new();
     let mut waiting: HashMap<Ptr, Vec<usize>> = HashMap::new();
     let root = heap.deref(root);
+    // An array travels whole, as any root does, and each of its elements
+    // needs an entry, at least a FetchMe: the packed graph gets room for
+    // that on top of its limit, so that evaluated elements (numbers,
+    // small constructors) come along instead of a FetchMe each.
+    let limit = if h_kind(heap.hdr(root)) == kind::ARRAY {
+        limit.saturating_add(h_size(heap.hdr(root)) * (FETCHME_WORDS + 1))
+    } else {
+        limit
+    };
     // (Nodes waiting, with their distance from the root.)
     let mut stack: Vec<(Ptr, usize)> = vec![(root, 0)];
     waiting.insert(root, Vec::new());
@@ -581,6 +590,62 @@ mod tests {
         let u2 = unpack(&mut ha, &mut ga, &mut vec![], &p2).unwrap();
         assert_eq!(ha.field(u2.root, 0), t);
         assert_eq!(ha.field(u2.root, 1), t);
+    }
+
+    #[test]
+    fn an_array_travels_with_its_evaluated_elements() {
+        let mut ha = heap();
+        let mut ga = GaTable::new(PeId(0));
+        let n = 3000;
+        let elems: Vec<u64> = (0..n)
+            .map(|i| alloc(&mut ha, header(kind::INT, 1, 0), &[5000 + i as u64]).0 as u64)
+            .collect();
+        let lazy = alloc(&mut ha, header(kind::THUNK, 1, 9), &[0]);
+        let arr = alloc(&mut ha, header(kind::ARRAY, n as u32 + 1, 0), &elems);
+        ha.mem[arr.0 as usize + 1 + n] = lazy.0 as u64;
+        // Far more than the limit, yet every number comes along.
+        let graph = pack(&mut ha, &mut ga, &[], arr, Moves::NONE, 64);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        assert_eq!(hb.kind(u.root), kind::ARRAY);
+        assert_eq!(h_size(hb.hdr(u.root)), n + 1);
+        for i in 0..n {
+            let e = hb.field(u.root, i);
+            assert_eq!((hb.kind(e), hb.word(e, 0)), (kind::INT, 5000 + i as u64));
+        }
+        assert_eq!(hb.kind(hb.field(u.root, n)), kind::FETCHME);
+    }
+
+    #[test]
+    fn a_mutable_cell_is_never_copied_and_is_itself_at_home() {
+        let mut ha = heap();
+        let mut ga = GaTable::new(PeId(0));
+        let v = alloc(&mut ha, header(kind::INT, 1, 0), &[42]);
+        let cell = alloc(&mut ha, header(kind::MUTVAR, 1, 0), &[v.0 as u64]);
+        let pair = alloc(
+            &mut ha,
+            header(kind::CON, 2, 1),
+            &[cell.0 as u64, cell.0 as u64],
+        );
+        let graph = pack(&mut ha, &mut ga, &[], pair, Moves::NONE, 1024);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let r = hb.field(u.root, 0);
+        assert_eq!(hb.kind(r), kind::MUTREF);
+        assert!(is_value_kind(hb.kind(r)), "a reference is never fetched");
+        assert_eq!(hb.field(u.root, 1), r, "one reference for one cell");
+        // A reference as the root (a FETCH of a thunk that became the
+        // cell) is a reference too.
+        let graph = pack(&mut ha, &mut ga, &[], cell, Moves::NONE, 1024);
+        let u2 = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        assert_eq!(u2.root, r);
+        // Sent home, the reference is the cell itself.
+        let back = pack(&mut hb, &mut gb, &[], u.root, Moves::NONE, 1024);
+        let home = unpack(&mut ha, &mut ga, &mut vec![], &back).unwrap();
+        assert_eq!(ha.field(home.root, 0), cell);
+        assert_eq!(ha.field(home.root, 1), cell);
     }
 
     #[test]
