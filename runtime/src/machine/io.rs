@@ -406,7 +406,7 @@ impl<'a> Io<'a> {
         x.obuf.extend_from_slice(s.as_bytes());
         let due = match x.buffering {
             Buffering::No => true,
-            Buffering::Line => s.contains('\n'),
+            Buffering::Line => s.contains('\n') || x.obuf.len() >= OUT_BLOCK,
             Buffering::Block(0) => x.obuf.len() >= OUT_BLOCK,
             Buffering::Block(n) => x.obuf.len() >= n,
         };
