@@ -212,3 +212,46 @@ fn runtime_errors_are_reported() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// What programs write to stderr, which the golden tests do not compare:
+/// Debug.Trace's messages (GHC's, in GHC's order, also on several PEs) and
+/// hPutStrLn stderr, and stdout before it when the program flushed stdout
+/// first (stdout to a pipe is block-buffered, stderr unbuffered, as in
+/// GHC).
+#[test]
+fn stderr_gets_traces_and_flushed_stdout_comes_first() {
+    let trace = "(\"fact\",5)\n(\"fact\",4)\n(\"fact\",3)\n(\"fact\",2)\nfact: base case\n\
+                 x is evaluated\n4\nin IO\n[1,2,3]\ntraced and returned\nin a Maybe\n";
+    for config in [&["--pes", "1"][..], &["--engine", "sim", "--pes", "4"]] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(config);
+        args.push("tests/programs/lib_debug_trace.gph");
+        let out = gph_with(&args, None, &[]);
+        assert_eq!(out.status, Some(0), "{config:?}: {}", out.stderr);
+        assert_eq!(out.stderr, trace, "{config:?}");
+    }
+    // stdout and stderr into one pipe: what was flushed comes first.
+    let prog = "tests/programs/lib_system_io_handles";
+    let stdin = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("{prog}.stdin")))
+        .expect("stdin");
+    let script = format!("exec \"$0\" run {prog}.gph 2>&1");
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_gph")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().expect("stdin");
+        input.write_all(&stdin).expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("gph runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let before = text.find("chars\n").expect("stdout before the flush");
+    let err = text.find("this goes to stderr\n").expect("the stderr line");
+    let after = text.find("(3,4)\n").expect("stdout after it");
+    assert!(before < err && err < after, "{text}");
+    assert!(text.ends_with("gph: divide by zero\n"), "{text}");
+}

@@ -30,7 +30,7 @@
 
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
 use crate::lift::{self, ScDef};
-use crate::prims::{Kind, Op, PrimInfo, Special};
+use crate::prims::{Kind, Op, PrimInfo, Special, Ty};
 use crate::strictness::{self, Info, Worker};
 use gph_runtime::code::{
     self, Cmp, ConId, ConInfo, Global, GlobalId, Instr, Pc, Prim, Reg, RetKind, ScId, ScKind,
@@ -501,14 +501,19 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `$putStr s w`: writes `s` in blocks of 2047 characters, each
-    /// committed once the character after it has been evaluated (what
-    /// Gph.Prim's comment on putStr asks), so that a long string is never
-    /// held whole.
+    /// `$putStr s w handle`: writes `s` to the handle as GHC's hPutStr
+    /// does with the handle's buffer mode (Gph.Prim's hPutStr):
+    /// block-buffered, in blocks of 2047 characters, each committed once
+    /// the character after it has been evaluated, so that a long string is
+    /// never held whole; line-buffered, the same, and also each line as
+    /// soon as its newline has been evaluated; unbuffered, each character
+    /// as soon as it has been evaluated. A closed handle fails before the
+    /// string is looked at.
     fn put_str(&mut self, name: String) -> Supercomb {
-        // r0 s (the rest), r1 w, r2 p, r3 h, r4 acc, r5 out, r6 tmp, r7 q
-        // v0 n, v1 limit, v2 one
-        let (s, w, p, h, acc, out, tmp, q) = (
+        // r0 s (the rest), r1 w, r2 handle, r3 p, r4 h, r5 acc, r6 out,
+        // r7 tmp, r8 q; v0 n, v1 limit, v2 one, v3 mode, v4 line, v5 ch,
+        // v6 cnt
+        let (s, w, handle, p, h, acc, out, tmp, q) = (
             Reg(0),
             Reg(1),
             Reg(2),
@@ -517,75 +522,189 @@ impl<'a> Gen<'a> {
             Reg(5),
             Reg(6),
             Reg(7),
+            Reg(8),
         );
-        let (n, limit, one) = (VReg(0), VReg(1), VReg(2));
+        let (n, limit, one, mode, line, ch, cnt) = (
+            VReg(0),
+            VReg(1),
+            VReg(2),
+            VReg(3),
+            VReg(4),
+            VReg(5),
+            VReg(6),
+        );
         const BLOCK: u64 = 2047;
-        let mut c: Vec<Instr> = vec![
-            Instr::ConstV {
-                dst: limit,
-                bits: BLOCK + 1,
-            },
-            Instr::ConstV { dst: one, bits: 1 },
-            // 2: loop
-            Instr::ConstV { dst: n, bits: 0 },
-            Instr::Move { dst: p, src: s },
-            // 4: scan
-            Instr::Eval { reg: p },
+        // Labels: jumps are patched once every label is placed.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        enum L {
+            SetLine,
+            Start,
+            Loop,
+            Scan,
+            Cons,
+            Next,
+            Whole,
+            BlockFull,
+            LineEnd,
+            Commit,
+            Copy,
+            Copied,
+            Rev,
+            RevCons,
+            Done,
+            NoBuf,
+            NoBufCons,
+            Single,
+        }
+        let mut c: Vec<Instr> = Vec::new();
+        let mut at: HashMap<L, Pc> = HashMap::new();
+        let mut fix: Vec<(usize, Vec<L>)> = Vec::new();
+        let nil = |dst| Instr::MkCon {
+            dst,
+            con: NIL,
+            args: vec![],
+        };
+        let k = |x: i64| x as u64;
+        macro_rules! label {
+            ($l:expr) => {
+                at.insert($l, c.len() as Pc);
+            };
+        }
+        macro_rules! jump {
+            ($i:expr, $($l:expr),+) => {{
+                fix.push((c.len(), vec![$($l),+]));
+                c.push($i);
+            }};
+        }
+        // The buffer mode (Gph.Prim's hGetBuffering codes).
+        c.push(Instr::Prim {
+            prim: Prim::HGetBuffering,
+            dst: tmp,
+            args: vec![handle, w],
+        });
+        c.push(Instr::Field {
+            dst: tmp,
+            reg: tmp,
+            field: 0,
+        });
+        c.push(Instr::Eval { reg: tmp });
+        c.push(Instr::Unbox {
+            dst: mode,
+            src: tmp,
+        });
+        let br = |bits| Instr::BranchEqConst {
+            a: mode,
+            bits,
+            target: 0,
+        };
+        jump!(br(k(-3)), L::Single); // closed: hPutStr fails at once
+        jump!(br(k(-2)), L::NoBuf);
+        c.push(Instr::ConstV { dst: line, bits: 0 });
+        jump!(br(k(-1)), L::SetLine);
+        jump!(Instr::Jump { target: 0 }, L::Start);
+        label!(L::SetLine);
+        c.push(Instr::ConstV { dst: line, bits: 1 });
+        label!(L::Start);
+        c.push(Instr::ConstV {
+            dst: limit,
+            bits: BLOCK + 1,
+        });
+        c.push(Instr::ConstV { dst: one, bits: 1 });
+        label!(L::Loop);
+        c.push(Instr::ConstV { dst: n, bits: 0 });
+        c.push(Instr::Move { dst: p, src: s });
+        label!(L::Scan);
+        c.push(Instr::Eval { reg: p });
+        jump!(
             Instr::Switch {
                 reg: p,
-                targets: vec![0, 0],
-            }, // patched: [whole, cons]
-            // 6: cons
-            Instr::Field {
-                dst: h,
-                reg: p,
-                field: 0,
+                targets: vec![]
             },
-            Instr::Eval { reg: h },
-            Instr::OpV {
-                op: code::VOp::IAdd,
-                dst: n,
-                a: n,
-                b: one,
-            },
+            L::Whole,
+            L::Cons
+        );
+        label!(L::Cons);
+        c.push(Instr::Field {
+            dst: h,
+            reg: p,
+            field: 0,
+        });
+        c.push(Instr::Eval { reg: h });
+        c.push(Instr::OpV {
+            op: code::VOp::IAdd,
+            dst: n,
+            a: n,
+            b: one,
+        });
+        jump!(
             Instr::BranchCmp {
                 cmp: Cmp::IEq,
                 a: n,
                 b: limit,
                 target: 0,
-            }, // patched: chunk
-            Instr::Field {
-                dst: p,
-                reg: p,
-                field: 1,
             },
-            Instr::Jump { target: 4 },
-        ];
-        // 12: whole — everything from s on is evaluated.
-        let whole = c.len() as Pc;
+            L::BlockFull
+        );
+        jump!(
+            Instr::BranchEqConst {
+                a: line,
+                bits: 0,
+                target: 0,
+            },
+            L::Next
+        );
+        c.push(Instr::Unbox { dst: ch, src: h });
+        jump!(
+            Instr::BranchEqConst {
+                a: ch,
+                bits: '\n' as u64,
+                target: 0,
+            },
+            L::LineEnd
+        );
+        label!(L::Next);
+        c.push(Instr::Field {
+            dst: p,
+            reg: p,
+            field: 1,
+        });
+        jump!(Instr::Jump { target: 0 }, L::Scan);
+        // Everything from s on is evaluated.
+        label!(L::Whole);
         c.push(Instr::Eval { reg: s });
         c.push(Instr::Prim {
             prim: Prim::PutStr,
             dst: tmp,
-            args: vec![s, w],
+            args: vec![handle, s, w],
         });
         c.push(Instr::Ret { reg: tmp });
-        // chunk: copy the first 2047 characters of s (reversed into acc,
-        // then reversed again into out), write them, continue at p.
-        let chunk = c.len() as Pc;
+        // A block is full: its 2047 characters are written, and the next
+        // round starts at the 2048th (p).
+        label!(L::BlockFull);
+        c.push(Instr::OpV {
+            op: code::VOp::ISub,
+            dst: cnt,
+            a: limit,
+            b: one,
+        });
+        jump!(Instr::Jump { target: 0 }, L::Commit);
+        // A newline (line buffering): the n characters up to it are
+        // written, and the next round starts after it (not evaluated yet).
+        label!(L::LineEnd);
+        c.push(Instr::MoveV { dst: cnt, src: n });
+        c.push(Instr::Field {
+            dst: p,
+            reg: p,
+            field: 1,
+        });
+        // The first cnt characters of s (evaluated): reversed into acc,
+        // then again into out, written.
+        label!(L::Commit);
         c.push(Instr::ConstV { dst: n, bits: 0 });
-        c.push(Instr::ConstV {
-            dst: limit,
-            bits: BLOCK,
-        });
-        c.push(Instr::MkCon {
-            dst: acc,
-            con: NIL,
-            args: vec![],
-        });
+        c.push(nil(acc));
         c.push(Instr::Move { dst: q, src: s });
+        label!(L::Copy);
         c.push(Instr::Eval { reg: q });
-        let copy = c.len() as Pc;
         c.push(Instr::Field {
             dst: h,
             reg: q,
@@ -597,36 +716,39 @@ impl<'a> Gen<'a> {
             con: CONS,
             args: vec![h, acc],
         });
-        c.push(Instr::Field {
-            dst: q,
-            reg: q,
-            field: 1,
-        });
-        c.push(Instr::Eval { reg: q });
         c.push(Instr::OpV {
             op: code::VOp::IAdd,
             dst: n,
             a: n,
             b: one,
         });
-        let back = c.len() as Pc;
-        c.push(Instr::BranchCmp {
-            cmp: Cmp::ILt,
-            a: n,
-            b: limit,
-            target: copy,
+        jump!(
+            Instr::BranchCmp {
+                cmp: Cmp::IEq,
+                a: n,
+                b: cnt,
+                target: 0,
+            },
+            L::Copied
+        );
+        c.push(Instr::Field {
+            dst: q,
+            reg: q,
+            field: 1,
         });
-        let _ = back;
-        c.push(Instr::MkCon {
-            dst: out,
-            con: NIL,
-            args: vec![],
-        });
-        let rev = c.len() as Pc;
-        c.push(Instr::Switch {
-            reg: acc,
-            targets: vec![0, rev + 1],
-        }); // patched [done, rev+1]
+        jump!(Instr::Jump { target: 0 }, L::Copy);
+        label!(L::Copied);
+        c.push(nil(out));
+        label!(L::Rev);
+        jump!(
+            Instr::Switch {
+                reg: acc,
+                targets: vec![]
+            },
+            L::Done,
+            L::RevCons
+        );
+        label!(L::RevCons);
         c.push(Instr::Field {
             dst: h,
             reg: acc,
@@ -643,40 +765,77 @@ impl<'a> Gen<'a> {
             field: 1,
         });
         c.push(Instr::Eval { reg: acc });
-        c.push(Instr::Jump { target: rev });
-        let done = c.len() as Pc;
+        jump!(Instr::Jump { target: 0 }, L::Rev);
+        label!(L::Done);
         c.push(Instr::Prim {
             prim: Prim::PutStr,
             dst: tmp,
-            args: vec![out, w],
+            args: vec![handle, out, w],
         });
         c.push(Instr::Move { dst: s, src: p });
-        c.push(Instr::ConstV {
-            dst: limit,
-            bits: BLOCK + 1,
+        jump!(Instr::Jump { target: 0 }, L::Loop);
+        // Unbuffered: each character as soon as it is evaluated.
+        label!(L::NoBuf);
+        c.push(Instr::Eval { reg: s });
+        jump!(
+            Instr::Switch {
+                reg: s,
+                targets: vec![]
+            },
+            L::Single,
+            L::NoBufCons
+        );
+        label!(L::NoBufCons);
+        c.push(Instr::Field {
+            dst: h,
+            reg: s,
+            field: 0,
         });
-        c.push(Instr::Jump { target: 2 });
-        c[5] = Instr::Switch {
-            reg: p,
-            targets: vec![whole, 6],
-        };
-        c[9] = Instr::BranchCmp {
-            cmp: Cmp::IEq,
-            a: n,
-            b: limit,
-            target: chunk,
-        };
-        c[rev as usize] = Instr::Switch {
-            reg: acc,
-            targets: vec![done, rev + 1],
-        };
+        c.push(Instr::Eval { reg: h });
+        c.push(nil(out));
+        c.push(Instr::MkCon {
+            dst: out,
+            con: CONS,
+            args: vec![h, out],
+        });
+        c.push(Instr::Prim {
+            prim: Prim::PutStr,
+            dst: tmp,
+            args: vec![handle, out, w],
+        });
+        c.push(Instr::Field {
+            dst: s,
+            reg: s,
+            field: 1,
+        });
+        jump!(Instr::Jump { target: 0 }, L::NoBuf);
+        // An empty write: the end of an unbuffered string, or the failure
+        // of a closed handle.
+        label!(L::Single);
+        c.push(nil(out));
+        c.push(Instr::Prim {
+            prim: Prim::PutStr,
+            dst: tmp,
+            args: vec![handle, out, w],
+        });
+        c.push(Instr::Ret { reg: tmp });
+        for (i, ls) in fix {
+            let ts: Vec<Pc> = ls.iter().map(|l| at[l]).collect();
+            match &mut c[i] {
+                Instr::Switch { targets, .. } => *targets = ts,
+                Instr::Jump { target }
+                | Instr::BranchCmp { target, .. }
+                | Instr::BranchEqConst { target, .. } => *target = ts[0],
+                _ => unreachable!("only jumps are patched"),
+            }
+        }
         Supercomb {
             name,
             kind: ScKind::Fun,
-            arity: 2,
+            arity: 3,
             varity: 0,
-            nregs: 8,
-            nvregs: 3,
+            nregs: 9,
+            nvregs: 7,
             returns: RetKind::Boxed,
             code: c,
         }
@@ -1605,7 +1764,18 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     .iter()
                     .zip(&p.args)
                     .map(|(a, t)| {
-                        if t.strict() {
+                        if *t == Ty::Str {
+                            let r = self.lazy(a);
+                            let id = self.g.helper(Job::DeepString);
+                            let s = self.new_reg();
+                            self.emit(Instr::Call {
+                                sc: id,
+                                args: vec![r],
+                                vargs: vec![],
+                                dst: s,
+                            });
+                            s
+                        } else if t.strict() {
                             self.strict(a)
                         } else {
                             self.lazy(a)
@@ -1714,13 +1884,14 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 self.expr(&k, ctx)
             }
             Special::PutStr => {
-                let s = self.lazy(args[0]);
-                let w = self.lazy(args[1]);
+                let h = self.strict(args[0]);
+                let s = self.lazy(args[1]);
+                let w = self.lazy(args[2]);
                 let id = self.g.helper(Job::PutStr);
                 if ctx == Ctx::Tail && self.ret == RetKind::Boxed {
                     self.emit(Instr::TailCall {
                         sc: id,
-                        args: vec![s, w],
+                        args: vec![s, w, h],
                         vargs: vec![],
                     });
                     return Res::Done;
@@ -1728,9 +1899,58 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 let dst = self.new_reg();
                 self.emit(Instr::Call {
                     sc: id,
-                    args: vec![s, w],
+                    args: vec![s, w, h],
                     vargs: vec![],
                     dst,
+                });
+                self.finish_reg(dst, ctx)
+            }
+            Special::ArrIndex => {
+                let arr = self.strict(args[0]);
+                let i = self.strict(args[1]);
+                let dst = self.new_reg();
+                self.emit(Instr::Prim {
+                    prim: Prim::ArrIndex,
+                    dst,
+                    args: vec![arr, i],
+                });
+                // The element may be unevaluated.
+                if ctx == Ctx::Tail && strictness::ret_kind(self.ret).is_none() {
+                    self.emit(Instr::Enter { reg: dst });
+                    return Res::Done;
+                }
+                self.emit(Instr::Eval { reg: dst });
+                self.finish_reg(dst, ctx)
+            }
+            Special::RaiseIO => {
+                let e = self.lazy(args[0]);
+                let m = self.lazy(args[1]);
+                let w = self.lazy(args[2]);
+                let id = self.g.helper(Job::DeepString);
+                let s = self.new_reg();
+                self.emit(Instr::Call {
+                    sc: id,
+                    args: vec![m],
+                    vargs: vec![],
+                    dst: s,
+                });
+                let dst = self.new_reg();
+                self.emit(Instr::Prim {
+                    prim: Prim::RaiseIO,
+                    dst,
+                    args: vec![e, s, w],
+                });
+                self.finish_reg(dst, ctx)
+            }
+            Special::CatchIO => {
+                let m = self.strict(args[0]);
+                let h = self.strict(args[1]);
+                let w = self.lazy(args[2]);
+                let dst = self.new_reg();
+                self.emit(Instr::Prim {
+                    prim: Prim::CatchIO,
+                    dst,
+                    args: vec![m, h, w],
                 });
                 self.finish_reg(dst, ctx)
             }

@@ -38,10 +38,12 @@ pub fn module_name(m: &Module) -> Sym {
         .map_or_else(|| Sym::from("Main"), |i| i.name.clone())
 }
 
-/// Whether a module gets the implicit `import Prelude`.
+/// Whether a module gets the implicit `import Prelude`: not the Prelude,
+/// and not the library's `Gph.` modules beneath it (Gph.Prim, and Gph.IO,
+/// which the Prelude imports).
 pub fn implicit_prelude(name: &str, m: &Module) -> bool {
     name != "Prelude"
-        && name != "Gph.Prim"
+        && !(name.starts_with("Gph.") && library_source(name).is_some())
         && !m.imports.iter().any(|i| &*i.module.name == "Prelude")
 }
 

@@ -26,6 +26,12 @@ pub enum Ty {
     Char,
     Integer,
     Bool,
+    /// Evaluated to weak head normal form and passed boxed (an IORef, an
+    /// array).
+    Whnf,
+    /// A `[Char]` evaluated completely (every cell and character), as the
+    /// runtime reads it (a path, a name).
+    Str,
     /// Anything else: passed as it is (not evaluated), e.g. `a`, lists.
     Any,
     /// The world token of IO primitives.
@@ -37,7 +43,7 @@ impl Ty {
     pub fn strict(self) -> bool {
         matches!(
             self,
-            Ty::Int | Ty::Double | Ty::Char | Ty::Integer | Ty::Bool
+            Ty::Int | Ty::Double | Ty::Char | Ty::Integer | Ty::Bool | Ty::Whnf | Ty::Str
         )
     }
     /// The unboxed kind of the type, if it has one.
@@ -72,6 +78,14 @@ pub enum Special {
     /// `performIO m`: runs the IO action `m` where the value is demanded
     /// (Eden's instantiation is an IO action inside a pure `#`).
     PerformIO,
+    /// `arrIndex a i`: the element, which may be unevaluated (`Prim::ArrIndex`
+    /// then an evaluation where the context needs one).
+    ArrIndex,
+    /// `raiseIO e msg w`: the message evaluated completely first (as for
+    /// `error`), then `Prim::RaiseIO`.
+    RaiseIO,
+    /// `catchIO m h w`: `m` and `h` evaluated, then `Prim::CatchIO`.
+    CatchIO,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +136,16 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "intLe" => cmp(Int, Cmp::ILe),
         "intGt" => cmp(Int, Cmp::IGt),
         "intGe" => cmp(Int, Cmp::IGe),
+        "intAnd" => bin(Int, VOp::IAnd),
+        "intOr" => bin(Int, VOp::IOr),
+        "intXor" => bin(Int, VOp::IXor),
+        "intShiftL" => bin(Int, VOp::IShl),
+        "intShiftR" => bin(Int, VOp::IShr),
+        "intShiftRL" => bin(Int, VOp::IShrL),
+        "intComplement" => un(Int, Int, VUnOp::INot),
+        "intPopCount" => un(Int, Int, VUnOp::IPopCount),
+        "intClz" => un(Int, Int, VUnOp::IClz),
+        "intCtz" => un(Int, Int, VUnOp::ICtz),
         "intToInteger" => rt(&[Int], Integer, Prim::IntToInteger),
         "intToDouble" => un(Int, Double, VUnOp::IntToDouble),
         "intShow" => rt(&[Int], Any, Prim::IntShow),
@@ -140,6 +164,11 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "integerGt" => rt(&[Integer, Integer], Bool, Prim::IntegerGt),
         "integerGe" => rt(&[Integer, Integer], Bool, Prim::IntegerGe),
         "integerToInt" => rt(&[Integer], Int, Prim::IntegerToInt),
+        "integerAnd" => rt(&[Integer, Integer], Integer, Prim::IntegerAnd),
+        "integerOr" => rt(&[Integer, Integer], Integer, Prim::IntegerOr),
+        "integerXor" => rt(&[Integer, Integer], Integer, Prim::IntegerXor),
+        "integerShiftL" => rt(&[Integer, Int], Integer, Prim::IntegerShiftL),
+        "integerShiftR" => rt(&[Integer, Int], Integer, Prim::IntegerShiftR),
         "integerToDouble" => rt(&[Integer], Double, Prim::IntegerToDouble),
         "integerShow" => rt(&[Integer], Any, Prim::IntegerShow),
         "doubleAdd" => bin(Double, VOp::DAdd),
@@ -197,11 +226,32 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "error" => sp(&[Any], Any, Special::Error),
         "returnIO" => sp(&[Any, World], Any, Special::ReturnIO),
         "bindIO" => sp(&[Any, Any, World], Any, Special::BindIO),
-        "putStr" => sp(&[Any, World], Any, Special::PutStr),
+        "hPutStr" => sp(&[Int, Any, World], Any, Special::PutStr),
         "instantiate" => sp(&[Any, Any], Any, Special::Instantiate),
-        "getChar" => rt(&[World], Any, Prim::GetChar),
-        "getLine" => rt(&[World], Any, Prim::GetLine),
-        "getContents" => rt(&[World], Any, Prim::GetContents),
+        "hGetChar" => rt(&[Int, World], Any, Prim::GetChar),
+        "hGetLine" => rt(&[Int, World], Any, Prim::GetLine),
+        "hGetContents" => rt(&[Int, World], Any, Prim::GetContents),
+        "hClose" => rt(&[Int, World], Any, Prim::HClose),
+        "hFlush" => rt(&[Int, World], Any, Prim::HFlush),
+        "hIsEOF" => rt(&[Int, World], Any, Prim::HIsEof),
+        "hSetBuffering" => rt(&[Int, Int, World], Any, Prim::HSetBuffering),
+        "hGetBuffering" => rt(&[Int, World], Any, Prim::HGetBuffering),
+        "openFile" => rt(&[Str, Int, World], Any, Prim::OpenFile),
+        "openTempFile" => rt(&[Str, Str, World], Any, Prim::OpenTempFile),
+        "removeFile" => rt(&[Str, World], Any, Prim::RemoveFile),
+        "doesFileExist" => rt(&[Str, World], Any, Prim::DoesFileExist),
+        "lookupEnv" => rt(&[Str, World], Any, Prim::LookupEnv),
+        "raiseIO" => sp(&[Any, Any, World], Any, Special::RaiseIO),
+        "catchIO" => sp(&[Any, Any, World], Any, Special::CatchIO),
+        "newIORef" => rt(&[Any, World], Any, Prim::NewIORef),
+        "readIORef" => rt(&[Whnf, World], Any, Prim::ReadIORef),
+        "writeIORef" => rt(&[Whnf, Any, World], Any, Prim::WriteIORef),
+        "sameIORef" => rt(&[Whnf, Whnf], Bool, Prim::SameIORef),
+        "arrNew" => rt(&[Int, Any, World], Any, Prim::ArrNew),
+        "arrRead" => rt(&[Whnf, Int, World], Any, Prim::ArrRead),
+        "arrWrite" => rt(&[Whnf, Int, Any, World], Any, Prim::ArrWrite),
+        "arrIndex" => sp(&[Whnf, Int], Any, Special::ArrIndex),
+        "arrSize" => rt(&[Whnf], Int, Prim::ArrSize),
         "getArgs" => rt(&[World], Any, Prim::GetArgs),
         "getProgName" => rt(&[World], Any, Prim::GetProgName),
         "exitWith" => rt(&[Int, World], Any, Prim::ExitWith),
@@ -245,6 +295,16 @@ pub const NAMES: &[&str] = &[
     "intLe",
     "intGt",
     "intGe",
+    "intAnd",
+    "intOr",
+    "intXor",
+    "intShiftL",
+    "intShiftR",
+    "intShiftRL",
+    "intComplement",
+    "intPopCount",
+    "intClz",
+    "intCtz",
     "intToInteger",
     "intToDouble",
     "intShow",
@@ -263,6 +323,11 @@ pub const NAMES: &[&str] = &[
     "integerGt",
     "integerGe",
     "integerToInt",
+    "integerAnd",
+    "integerOr",
+    "integerXor",
+    "integerShiftL",
+    "integerShiftR",
     "integerToDouble",
     "integerShow",
     "doubleAdd",
@@ -320,11 +385,32 @@ pub const NAMES: &[&str] = &[
     "error",
     "returnIO",
     "bindIO",
-    "putStr",
+    "hPutStr",
     "instantiate",
-    "getChar",
-    "getLine",
-    "getContents",
+    "hGetChar",
+    "hGetLine",
+    "hGetContents",
+    "hClose",
+    "hFlush",
+    "hIsEOF",
+    "hSetBuffering",
+    "hGetBuffering",
+    "openFile",
+    "openTempFile",
+    "removeFile",
+    "doesFileExist",
+    "lookupEnv",
+    "raiseIO",
+    "catchIO",
+    "newIORef",
+    "readIORef",
+    "writeIORef",
+    "sameIORef",
+    "arrNew",
+    "arrRead",
+    "arrWrite",
+    "arrIndex",
+    "arrSize",
     "getArgs",
     "getProgName",
     "exitWith",
@@ -354,7 +440,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 111);
+        assert_eq!(NAMES.len(), 147);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -372,6 +458,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 111);
+        assert_eq!(count, 147);
     }
 }

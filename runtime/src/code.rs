@@ -172,6 +172,17 @@ pub enum VOp {
     IRem,
     IDiv,
     IMod,
+    // Int bits (Data.Bits): and, or, xor; shifts by the second operand
+    // (a negative shift is the run-time error "arithmetic overflow", as
+    // GHC's shiftL/shiftR; by 64 or more: 0, or the sign for IShr).
+    IAnd,
+    IOr,
+    IXor,
+    IShl,
+    /// Arithmetic shift right.
+    IShr,
+    /// Logical shift right.
+    IShrL,
     // Double
     DAdd,
     DSub,
@@ -184,6 +195,12 @@ pub enum VOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VUnOp {
     INeg,
+    /// Data.Bits on Int: complement, popCount, countLeadingZeros,
+    /// countTrailingZeros.
+    INot,
+    IPopCount,
+    IClz,
+    ICtz,
     DNeg,
     /// Rounds a Double to the nearest single-precision value (`Float`).
     DToFloat,
@@ -273,12 +290,35 @@ pub enum Prim {
     /// The argument is a fully evaluated [Char] (every cell and character
     /// evaluated): raises the run-time error with that message.
     Raise,
-    /// IO. The argument is a fully evaluated [Char]: writes it to stdout
-    /// (buffered as the putStr comment of Gph.Prim says).
+    /// IO. An evaluated Int (the handle) and a fully evaluated [Char]:
+    /// writes it to the handle (buffered as the hPutStr comment of Gph.Prim
+    /// says).
     PutStr,
+    /// IO. An evaluated Int, the handle, for these and HClose .. HGetBuffering.
     GetChar,
     GetLine,
+    /// The handle's contents as a lazy list (an unevaluated node).
     GetContents,
+    HClose,
+    HFlush,
+    /// IO Bool.
+    HIsEof,
+    /// IO. The handle and an evaluated Int, the buffer mode's code.
+    HSetBuffering,
+    /// IO Int: the buffer mode's code.
+    HGetBuffering,
+    /// IO. A fully evaluated path and an evaluated Int (the IOMode): the
+    /// new handle.
+    OpenFile,
+    /// IO. Two fully evaluated strings (directory, template): the path of
+    /// a new empty file.
+    OpenTempFile,
+    /// IO. A fully evaluated path.
+    RemoveFile,
+    /// IO Bool. A fully evaluated path.
+    DoesFileExist,
+    /// IO. A fully evaluated name: `[value]`, or `[]` when it is not set.
+    LookupEnv,
     GetArgs,
     GetProgName,
     /// IO. Evaluated Int: ends the program with that exit status.
@@ -318,6 +358,43 @@ pub enum Prim {
     ConFields,
     /// An evaluated value: 0 for [], 1 for (:), 2 for anything else.
     ListCell,
+    /// IO. Any value: a new mutable cell (MUTVAR) holding it.
+    NewIORef,
+    /// IO. An evaluated cell: its value (unevaluated, as it was written).
+    ReadIORef,
+    /// IO. An evaluated cell and any value.
+    WriteIORef,
+    /// Two evaluated cells: Bool, whether they are the same cell.
+    SameIORef,
+    /// IO. An evaluated Int n >= 0 and any value: a new array of n
+    /// elements, each that value.
+    ArrNew,
+    /// IO. An evaluated array and an evaluated Int in range: the element.
+    ArrRead,
+    /// IO. An evaluated array, an evaluated Int in range and any value.
+    ArrWrite,
+    /// An evaluated array and an evaluated Int in range: the element, which
+    /// may be unevaluated (the only primitive whose result may not be in
+    /// WHNF: the code generator evaluates it when needed).
+    ArrIndex,
+    /// An evaluated array: its number of elements (Int).
+    ArrSize,
+    /// Integer bits: evaluated Integers (the shifts: an Integer and an
+    /// evaluated Int >= 0), two's complement semantics.
+    IntegerAnd,
+    IntegerOr,
+    IntegerXor,
+    IntegerShiftL,
+    IntegerShiftR,
+    /// IO. Any value (the exception), a fully evaluated [Char] (its
+    /// message): raises the exception. The innermost CatchIO of the thread
+    /// gets it; without one, it is the run-time error with the message.
+    RaiseIO,
+    /// IO. An evaluated IO action and an evaluated handler: runs the action
+    /// (the reducer does: it is not a primitive of `machine::prims`); if it
+    /// raises, the handler is applied to the exception's strings and value
+    /// (see Gph.Prim's catchIO) and the world.
+    CatchIO,
 }
 
 impl Prim {
@@ -327,11 +404,16 @@ impl Prim {
         use Prim::*;
         match self {
             NoPe | SelfPe => 0,
-            EdenCreate | EdenSplit | EdenSendHead | EdenSendValue => 3,
+            ArrWrite => 4,
+            EdenCreate | EdenSplit | EdenSendHead | EdenSendValue | PutStr | HSetBuffering
+            | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO => 3,
             EdenChanValue | EdenFork | EdenConnect | EdenGate => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
-            | IntegerGe | DoubleEncode | PutStr | ExitWith => 2,
+            | IntegerGe | DoubleEncode | ExitWith => 2,
+            GetChar | GetLine | GetContents | HClose | HFlush | HIsEof | HGetBuffering
+            | RemoveFile | DoesFileExist | LookupEnv | NewIORef | ReadIORef | SameIORef
+            | ArrIndex | IntegerAnd | IntegerOr | IntegerXor | IntegerShiftL | IntegerShiftR => 2,
             _ => 1,
         }
     }

@@ -703,9 +703,19 @@ fn put_str_of_string_literals() {
     let m = a.fun(
         "Main.main",
         1,
-        4,
-        0,
+        6,
+        1,
         vec![
+            ConstV { dst: v(0), bits: 1 },
+            BoxInt {
+                dst: r(4),
+                src: v(0),
+            },
+            ConstV { dst: v(0), bits: 0 },
+            BoxInt {
+                dst: r(5),
+                src: v(0),
+            },
             Str { dst: r(1), idx: s1 },
             Call {
                 sc: force,
@@ -716,7 +726,7 @@ fn put_str_of_string_literals() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Str { dst: r(1), idx: s2 },
             Call {
@@ -728,7 +738,7 @@ fn put_str_of_string_literals() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Str { dst: r(1), idx: s3 },
             Call {
@@ -740,7 +750,7 @@ fn put_str_of_string_literals() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Ret { reg: r(2) },
         ],
@@ -761,9 +771,19 @@ fn error_primitive_flushes_output_first() {
     let m = a.fun(
         "Main.main",
         1,
-        4,
-        0,
+        6,
+        1,
         vec![
+            ConstV { dst: v(0), bits: 1 },
+            BoxInt {
+                dst: r(4),
+                src: v(0),
+            },
+            ConstV { dst: v(0), bits: 0 },
+            BoxInt {
+                dst: r(5),
+                src: v(0),
+            },
             Str { dst: r(1), idx: s1 },
             Call {
                 sc: force,
@@ -774,7 +794,7 @@ fn error_primitive_flushes_output_first() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Str { dst: r(1), idx: s2 },
             Call {
@@ -806,13 +826,23 @@ fn stdin_get_line_and_get_contents() {
     let m = a.fun(
         "Main.main",
         1,
-        4,
-        0,
+        6,
+        1,
         vec![
+            ConstV { dst: v(0), bits: 1 },
+            BoxInt {
+                dst: r(4),
+                src: v(0),
+            },
+            ConstV { dst: v(0), bits: 0 },
+            BoxInt {
+                dst: r(5),
+                src: v(0),
+            },
             Instr::Prim {
                 prim: gph_runtime::code::Prim::GetLine,
                 dst: r(1),
-                args: regs(&[0]),
+                args: regs(&[5, 0]),
             },
             Field {
                 dst: r(1),
@@ -822,12 +852,12 @@ fn stdin_get_line_and_get_contents() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Instr::Prim {
                 prim: gph_runtime::code::Prim::GetContents,
                 dst: r(1),
-                args: regs(&[0]),
+                args: regs(&[5, 0]),
             },
             Field {
                 dst: r(1),
@@ -843,12 +873,12 @@ fn stdin_get_line_and_get_contents() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Instr::Prim {
                 prim: gph_runtime::code::Prim::GetLine,
                 dst: r(1),
-                args: regs(&[0]),
+                args: regs(&[5, 0]),
             },
             Ret { reg: r(2) },
         ],
@@ -864,7 +894,7 @@ fn stdin_get_line_and_get_contents() {
     assert_eq!(o.out, "first|second\nthird".replace('|', ""));
     assert_eq!(
         o.exit,
-        Exit::Error("<stdin>: hGetLine: illegal operation (handle is semi-closed)".into())
+        Exit::Error("<stdin>: hGetLine: illegal operation (handle is closed)".into())
     );
     // getLine at end of input
     let o = run_with(&a.p, &Config::default(), &Tuning::default(), "");
@@ -877,9 +907,19 @@ fn exit_with_and_args() {
     let m = a.fun(
         "Main.main",
         1,
-        4,
-        1,
+        6,
+        2,
         vec![
+            ConstV { dst: v(1), bits: 1 },
+            BoxInt {
+                dst: r(4),
+                src: v(1),
+            },
+            ConstV { dst: v(1), bits: 0 },
+            BoxInt {
+                dst: r(5),
+                src: v(1),
+            },
             Instr::Prim {
                 prim: gph_runtime::code::Prim::GetArgs,
                 dst: r(1),
@@ -898,7 +938,7 @@ fn exit_with_and_args() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             Instr::Prim {
                 prim: gph_runtime::code::Prim::GetProgName,
@@ -913,7 +953,7 @@ fn exit_with_and_args() {
             Instr::Prim {
                 prim: gph_runtime::code::Prim::PutStr,
                 dst: r(2),
-                args: regs(&[1, 0]),
+                args: regs(&[4, 1, 0]),
             },
             ConstV { dst: v(0), bits: 3 },
             BoxInt {

@@ -59,8 +59,13 @@ pub mod kind {
     /// A string literal not yet unpacked: info = string index, payload[0]
     /// = the byte offset of the rest.
     pub const STR: u8 = 12;
-    /// The rest of stdin (getContents), read when demanded. Payload unused.
+    /// The rest of a handle's input (hGetContents), read when demanded:
+    /// payload[0] = the handle's number (0 for stdin; machine::io).
     pub const STDIN: u8 = 13;
+    /// A mutable cell (an IORef): payload[0] = its value. A value in weak
+    /// head normal form whose identity matters: it is never copied to
+    /// another PE (packing sends a MUTREF to it).
+    pub const MUTVAR: u8 = 14;
     /// GC only: the node has moved to info.
     pub const FORWARD: u8 = 15;
     /// A node on another PE: info = the index of its global address in the
@@ -77,6 +82,16 @@ pub mod kind {
     /// threads wait on it as on a black hole until data fills it.
     /// payload[0] = 1 when threads wait on it.
     pub const INPORT: u8 = 19;
+    /// An array (Data.Array's storage): size = the number of elements,
+    /// fields = the elements (pointers, each possibly unevaluated). A value;
+    /// mutable only while the library builds it (inside one evaluation),
+    /// so it is copied between PEs as a constructor is.
+    pub const ARRAY: u8 = 20;
+    /// A mutable cell of another PE (a MUTVAR packed there): a value that
+    /// is never fetched; info = the index of its global address in the
+    /// PE's table of remote references, as for a FETCHME. Sent home again,
+    /// it is the cell itself.
+    pub const MUTREF: u8 = 21;
 }
 
 #[inline(always)]
@@ -109,6 +124,9 @@ pub const fn is_value_kind(k: u8) -> bool {
             | kind::BIGINT
             | kind::FUN
             | kind::PAP
+            | kind::MUTVAR
+            | kind::ARRAY
+            | kind::MUTREF
     )
 }
 
@@ -440,7 +458,7 @@ impl Heap {
             let n = h_size(h);
             self.under_scan = s;
             match h_kind(h) {
-                kind::CON | kind::PAP | kind::THUNK => {
+                kind::CON | kind::PAP | kind::THUNK | kind::ARRAY | kind::MUTVAR => {
                     for i in s + 1..s + 1 + n {
                         let q = self.evacuate(Ptr(self.mem[i] as u32));
                         self.mem[i] = q.0 as u64;

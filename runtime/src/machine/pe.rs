@@ -38,6 +38,16 @@ pub enum Stop {
     Exit(i32),
 }
 
+/// What a failing IO primitive threw, besides its `Stop::Error` (the
+/// message a run without a handler stops with): the reducer hands it to
+/// the innermost `catchIO` of the thread, if there is one.
+pub enum Thrown {
+    /// `raiseIO e`: the library's exception value.
+    Value(Ptr),
+    /// A failed operation of the runtime.
+    Io(crate::machine::io::IoErr),
+}
+
 pub fn err<T>(msg: impl Into<String>) -> Result<T, Stop> {
     Err(Stop::Error(msg.into()))
 }
@@ -150,6 +160,8 @@ pub struct Pe<'p, 'io> {
     pub(crate) handled_in_a_row: u32,
     /// The main PE said FINISH.
     pub(crate) finished: bool,
+    /// What the failing primitive threw (taken by the reducer at once).
+    pub(crate) thrown: Option<Thrown>,
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -203,6 +215,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             inbox: Inbox::default(),
             handled_in_a_row: 0,
             finished: false,
+            thrown: None,
         }
     }
 

@@ -8,8 +8,9 @@
 //! never leaves a stale pointer in a Rust local.
 
 use crate::code::{Prim, CONS, IORES, NIL};
-use crate::machine::heap::{h_info, h_kind, h_size, header, kind, Ptr};
-use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::heap::{h_info, h_kind, h_size, header, kind, Ptr, MAX_NODE_WORDS};
+use crate::machine::io::IoErr;
+use crate::machine::pe::{err, Pe, Stop, Thrown};
 use crate::machine::thread::Thread;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer_like::*;
@@ -50,7 +51,12 @@ enum R {
     IoChar(u32),
     IoStr(String),
     IoStrs(Vec<String>),
-    IoStdin,
+    /// `IORes b`.
+    IoBool(bool),
+    /// `IORes c`, c the lazy contents of handle h (a STDIN node).
+    IoContents(i64),
+    /// A node that exists (ArrIndex: possibly unevaluated).
+    Node(Ptr),
     /// `IORes i`.
     IoInt(i64),
     /// `IORes p`, `p` a node that exists.
@@ -207,13 +213,19 @@ impl<'p, 'io> Pe<'p, 'io> {
                 self.tmp.truncate(base);
                 list
             }
-            R::IoStdin => {
+            R::IoContents(h) => {
                 self.ensure(t, 4)?;
                 let q = self.bump(2);
                 self.heap.mem[q.0 as usize] = header(kind::STDIN, 1, 0);
-                self.heap.mem[q.0 as usize + 1] = 0;
+                self.heap.mem[q.0 as usize + 1] = h as u64;
                 self.build_con(IORES.0, &[q])
             }
+            R::IoBool(b) => {
+                self.ensure(t, 2)?;
+                let b = if b { l.true_node } else { l.false_node };
+                self.build_con(IORES.0, &[b])
+            }
+            R::Node(p) => p,
         };
         t.ptrs[slot] = p;
         Ok(())
@@ -307,16 +319,176 @@ pub fn prim(
             return Err(Stop::Error(s));
         }
         PutStr => {
-            let s = pe.read_string(pe.arg(t, a(0)))?;
-            pe.io.put_str(&s).map_err(Stop::Error)?;
+            let h = intv(pe, t, 0)?;
+            let s = pe.read_string(pe.arg(t, a(1)))?;
+            pe.io.put_str(h, &s).map_err(|e| pe.io_error(e))?;
             R::IoUnit
         }
-        GetChar => R::IoChar(pe.io.get_char().map_err(Stop::Error)? as u32),
-        GetLine => R::IoStr(pe.io.get_line().map_err(Stop::Error)?),
-        GetContents => {
-            pe.io.semi_close().map_err(Stop::Error)?;
-            R::IoStdin
+        GetChar => {
+            let h = intv(pe, t, 0)?;
+            R::IoChar(pe.io.get_char(h).map_err(|e| pe.io_error(e))? as u32)
         }
+        GetLine => {
+            let h = intv(pe, t, 0)?;
+            R::IoStr(pe.io.get_line(h).map_err(|e| pe.io_error(e))?)
+        }
+        GetContents => {
+            let h = intv(pe, t, 0)?;
+            pe.io.semi_close(h).map_err(|e| pe.io_error(e))?;
+            R::IoContents(h)
+        }
+        HClose => {
+            let h = intv(pe, t, 0)?;
+            pe.io.h_close(h).map_err(|e| pe.io_error(e))?;
+            R::IoUnit
+        }
+        HFlush => {
+            let h = intv(pe, t, 0)?;
+            pe.io.h_flush(h).map_err(|e| pe.io_error(e))?;
+            R::IoUnit
+        }
+        HIsEof => {
+            let h = intv(pe, t, 0)?;
+            R::IoBool(pe.io.is_eof(h).map_err(|e| pe.io_error(e))?)
+        }
+        HSetBuffering => {
+            let h = intv(pe, t, 0)?;
+            let m = intv(pe, t, 1)?;
+            pe.io.set_buffering(h, m).map_err(|e| pe.io_error(e))?;
+            R::IoUnit
+        }
+        HGetBuffering => {
+            let h = intv(pe, t, 0)?;
+            R::IoInt(pe.io.get_buffering(h).map_err(|e| pe.io_error(e))?)
+        }
+        OpenFile => {
+            let path = pe.read_string(pe.arg(t, a(0)))?;
+            let m = intv(pe, t, 1)?;
+            R::IoInt(pe.io.open_file(&path, m).map_err(|e| pe.io_error(e))?)
+        }
+        OpenTempFile => {
+            let dir = pe.read_string(pe.arg(t, a(0)))?;
+            let template = pe.read_string(pe.arg(t, a(1)))?;
+            R::IoStr(
+                pe.io
+                    .temp_file(&dir, &template)
+                    .map_err(|e| pe.io_error(e))?,
+            )
+        }
+        RemoveFile => {
+            let path = pe.read_string(pe.arg(t, a(0)))?;
+            pe.io.remove_file(&path).map_err(|e| pe.io_error(e))?;
+            R::IoUnit
+        }
+        DoesFileExist => {
+            let path = pe.read_string(pe.arg(t, a(0)))?;
+            R::IoBool(pe.io.file_exists(&path))
+        }
+        LookupEnv => {
+            let name = pe.read_string(pe.arg(t, a(0)))?;
+            R::IoStrs(std::env::var(&name).ok().into_iter().collect())
+        }
+        NewIORef => {
+            let x = pe.arg(t, a(0));
+            pe.tmp.push(x);
+            pe.ensure(t, 2)?;
+            let x = pe.tmp.pop().expect("pushed");
+            R::IoNode(pe.node(header(kind::MUTVAR, 1, 0), &[x.0 as u64]))
+        }
+        ReadIORef => {
+            let r = pe.cell(t, a(0))?;
+            R::IoNode(pe.heap.field(r, 0))
+        }
+        WriteIORef => {
+            let r = pe.cell(t, a(0))?;
+            let x = pe.arg(t, a(1));
+            pe.heap.set_word(r, 0, x.0 as u64);
+            R::IoUnit
+        }
+        SameIORef => R::Bool(pe.arg(t, a(0)) == pe.arg(t, a(1))),
+        ArrNew => {
+            let n = intv(pe, t, 0)?;
+            if n < 0 || n as usize > MAX_NODE_WORDS {
+                return err(format!(
+                    "an array of {n} elements (the most is {MAX_NODE_WORDS})"
+                ));
+            }
+            let n = n as usize;
+            let x = pe.arg(t, a(1));
+            pe.tmp.push(x);
+            pe.ensure(t, 1 + n.max(1))?;
+            let x = pe.tmp.pop().expect("pushed");
+            let p = pe.bump(1 + n.max(1));
+            let i = p.0 as usize;
+            pe.heap.mem[i] = header(kind::ARRAY, n as u32, 0);
+            pe.heap.mem[i + 1] = x.0 as u64;
+            pe.heap.mem[i + 1..i + 1 + n].fill(x.0 as u64);
+            R::IoNode(p)
+        }
+        ArrRead | ArrIndex => {
+            let (arr, k) = pe.element(t, a(0), intv(pe, t, 1)?)?;
+            let x = pe.heap.field(arr, k);
+            if p == ArrRead {
+                R::IoNode(x)
+            } else {
+                R::Node(x)
+            }
+        }
+        ArrWrite => {
+            let (arr, k) = pe.element(t, a(0), intv(pe, t, 1)?)?;
+            let x = pe.arg(t, a(2));
+            pe.heap.set_word(arr, k, x.0 as u64);
+            R::IoUnit
+        }
+        ArrSize => {
+            let arr = pe.arg(t, a(0));
+            if pe.heap.kind(arr) != kind::ARRAY {
+                return err("internal error: arrSize of something else than an array");
+            }
+            R::Int(h_size(pe.heap.hdr(arr)) as i64)
+        }
+        IntegerAnd | IntegerOr | IntegerXor => {
+            let (x, y) = (int(pe, t, 0)?, int(pe, t, 1)?);
+            R::Integer(match (&x, &y) {
+                (Z::S(x), Z::S(y)) => Z::S(match p {
+                    IntegerAnd => x & y,
+                    IntegerOr => x | y,
+                    _ => x ^ y,
+                }),
+                _ => {
+                    let (x, y) = (x.big(), y.big());
+                    Z::norm(match p {
+                        IntegerAnd => x & y,
+                        IntegerOr => x | y,
+                        _ => x ^ y,
+                    })
+                }
+            })
+        }
+        IntegerShiftL | IntegerShiftR => {
+            let x = int(pe, t, 0)?;
+            let n = intv(pe, t, 1)?;
+            if n < 0 {
+                return err("arithmetic overflow");
+            }
+            R::Integer(match (p, &x) {
+                (IntegerShiftR, Z::S(v)) => Z::S(v >> n.min(63)),
+                (IntegerShiftR, _) => Z::norm(x.big() >> n as usize),
+                _ => {
+                    if n > 1 << 32 {
+                        return err("arithmetic overflow");
+                    }
+                    Z::norm(x.big() << n as usize)
+                }
+            })
+        }
+        RaiseIO => {
+            let e = pe.arg(t, a(0));
+            let msg = pe.read_string(pe.arg(t, a(1)))?;
+            pe.thrown = Some(Thrown::Value(e));
+            return err(msg);
+        }
+        CatchIO => return err("internal error: catchIO outside the reducer"),
         GetArgs => R::IoStrs(pe.io.args.clone()),
         GetProgName => R::IoStr(pe.io.prog_name.clone()),
         ExitWith => {
@@ -352,7 +524,7 @@ pub fn prim(
         ConFields => {
             let x = pe.arg(t, a(0));
             let h = pe.heap.hdr(x);
-            R::Nodes(if h_kind(h) == kind::CON {
+            R::Nodes(if matches!(h_kind(h), kind::CON | kind::ARRAY) {
                 (0..h_size(h)).map(|i| pe.heap.field(x, i)).collect()
             } else {
                 Vec::new()
@@ -369,6 +541,43 @@ pub fn prim(
         }
     };
     pe.store(t, pbase + dst as usize, r)
+}
+
+impl<'p, 'io> Pe<'p, 'io> {
+    /// A failed IO operation: the run-time error with GHC's message, and
+    /// the IOError for a handler (`Pe::thrown`).
+    fn io_error(&mut self, e: IoErr) -> Stop {
+        let msg = e.message();
+        self.thrown = Some(Thrown::Io(e));
+        Stop::Error(msg)
+    }
+
+    /// The mutable cell in `ptrs[slot]` (evaluated).
+    fn cell(&self, t: &Thread, slot: usize) -> Result<Ptr, Stop> {
+        let r = self.arg(t, slot);
+        match self.heap.kind(r) {
+            kind::MUTVAR => Ok(r),
+            kind::MUTREF => err("internal error: an IORef used on a PE other than its own"),
+            k => err(format!(
+                "internal error: an IORef operation on a node of kind {k}"
+            )),
+        }
+    }
+
+    /// The array in `ptrs[slot]` (evaluated) and the checked position `i`.
+    fn element(&self, t: &Thread, slot: usize, i: i64) -> Result<(Ptr, usize), Stop> {
+        let arr = self.arg(t, slot);
+        if self.heap.kind(arr) != kind::ARRAY {
+            return err("internal error: an array operation on something else");
+        }
+        let n = h_size(self.heap.hdr(arr));
+        if i < 0 || i as usize >= n {
+            return err(format!(
+                "internal error: array position {i} out of range (0..{n})"
+            ));
+        }
+        Ok((arr, i as usize))
+    }
 }
 
 /// The low 64 bits of an Integer, as two's complement.

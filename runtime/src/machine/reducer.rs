@@ -8,10 +8,10 @@
 //! may be collected at any allocation: every live pointer is then in a
 //! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local.
 
-use crate::code::{Cmp, VOp, VUnOp};
+use crate::code::{Cmp, Prim, VOp, VUnOp, CONS};
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
 use crate::machine::load::Op;
-use crate::machine::pe::{err, Pe, Stop};
+use crate::machine::pe::{err, Pe, Stop, Thrown};
 use crate::machine::scheduler::SliceEnd;
 use crate::machine::thread::{fk, Frame, State, Thread};
 
@@ -224,6 +224,11 @@ impl<'p, 'io> Pe<'p, 'io> {
                         fk::UPDATE => {
                             let th = t.ptrs[f.pbase as usize];
                             self.update(th, v);
+                            ptop = f.pbase as usize;
+                            vtop = f.vbase as usize;
+                        }
+                        fk::CATCH => {
+                            // The action returned: its handler is done.
                             ptop = f.pbase as usize;
                             vtop = f.vbase as usize;
                         }
@@ -615,12 +620,69 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let f = mem!(p + 1 + field as usize);
                     wp!(dst, Ptr(f as u32));
                 }
+                Op::Prim {
+                    prim: Prim::CatchIO,
+                    dst,
+                    args,
+                    ..
+                } => {
+                    // A return frame to here, then the handler's frame
+                    // (handler and world saved), then the action.
+                    let m = self.heap.deref(rp!(get!(pool, args as usize)));
+                    let h = rp!(get!(pool, args as usize + 1));
+                    let w = rp!(get!(pool, args as usize + 2));
+                    t.frames.push(Frame {
+                        kind: fk::RET,
+                        dst,
+                        pc: a.pc as u32,
+                        pbase: a.pbase as u32,
+                        vbase: a.vbase as u32,
+                    });
+                    let slot = t.ptrs.len();
+                    let vslot = t.vals.len();
+                    t.ptrs.push(h);
+                    t.ptrs.push(w);
+                    t.frames.push(Frame {
+                        kind: fk::CATCH,
+                        dst: 0,
+                        pc: 0,
+                        pbase: slot as u32,
+                        vbase: vslot as u32,
+                    });
+                    self.tmp.clear();
+                    self.tmp.push(m);
+                    self.tmp.push(w);
+                    let (r, na) = finish!(self.apply(t, a, Mode::Frame(slot + 2, vslot)));
+                    a = na;
+                    refresh!();
+                    match r {
+                        Applied::Entered => entered!(),
+                        Applied::Value(p) => {
+                            a.pbase = slot + 2;
+                            a.vbase = vslot;
+                            ret!(p)
+                        }
+                    }
+                }
                 Op::Prim { prim, dst, n, args } => {
                     let regs = &pool[args as usize..args as usize + n as usize];
-                    finish!(crate::machine::prims::prim(
-                        self, t, a.pbase, prim, dst, regs
-                    ));
-                    refresh!();
+                    match crate::machine::prims::prim(self, t, a.pbase, prim, dst, regs) {
+                        Ok(()) => refresh!(),
+                        Err(Stop::Error(msg)) if self.thrown.is_some() => {
+                            let thrown = self.thrown.take().expect("checked");
+                            let (r, na) = finish!(self.throw(t, a, thrown, msg));
+                            a = na;
+                            refresh!();
+                            match r {
+                                Applied::Entered => entered!(),
+                                Applied::Value(p) => ret!(p),
+                            }
+                        }
+                        Err(e) => {
+                            self.slice_reductions += red;
+                            return Err(e);
+                        }
+                    }
                 }
                 Op::Call { dst, sc, args } | Op::CallV { dst, sc, args } => {
                     let kind = if matches!(op, Op::Call { .. }) {
@@ -927,9 +989,11 @@ impl<'p, 'io> Pe<'p, 'io> {
         Ok(list)
     }
 
-    /// Reads the next piece of stdin for the lazy getContents list.
+    /// Reads the next piece of a handle for the lazy hGetContents list.
     fn unpack_stdin(&mut self, t: &mut Thread, slot: usize) -> Result<Ptr, Stop> {
-        let chunk = self.io.read_chunk();
+        let p = self.heap.deref(t.ptrs[slot]);
+        let h = self.heap.word(p, 0) as i64;
+        let chunk = self.io.read_chunk(h).map_err(Stop::Error)?;
         let words = match &chunk {
             Some(s) => self.string_words(s) + 2,
             None => 0,
@@ -940,7 +1004,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             Some(s) => {
                 let q = self.bump(2);
                 self.heap.mem[q.0 as usize] = header(kind::STDIN, 1, 0);
-                self.heap.mem[q.0 as usize + 1] = 0;
+                self.heap.mem[q.0 as usize + 1] = h as u64;
                 self.build_string(&s, q)
             }
             None => self.l.nil_node,
@@ -949,6 +1013,65 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.heap.mem[p.0 as usize + 1] = list.0 as u64;
         t.ptrs[slot] = list;
         Ok(list)
+    }
+
+    /// An IO primitive of `t` threw: the innermost handler (CATCH frame) of
+    /// the thread is applied to the exception, as `catchIO` says: to the
+    /// error's strings (kind as a letter, 'a' for the first IOErrorType;
+    /// location, description, and the file if any)
+    /// and a dummy for an error of the runtime, to `[]` and the value for
+    /// `raiseIO`; then the world. The thunks under evaluation above the
+    /// handler raise `msg` when entered again. Without a handler, the
+    /// run-time error `msg`.
+    fn throw(
+        &mut self,
+        t: &mut Thread,
+        a: Act,
+        thrown: Thrown,
+        msg: String,
+    ) -> Result<(Applied, Act), Stop> {
+        let Some(k) = t.frames.iter().rposition(|f| f.kind == fk::CATCH) else {
+            return err(msg);
+        };
+        let l = self.l;
+        let (strs, value) = match thrown {
+            Thrown::Value(p) => (l.nil_node, p),
+            Thrown::Io(e) => {
+                let mut parts = vec![
+                    char::from(b'a' + e.kind as u8).to_string(),
+                    e.location.clone(),
+                    e.description.clone(),
+                ];
+                parts.extend(e.file.clone());
+                let words: usize = parts.iter().map(|s| self.string_words(s) + 3).sum();
+                self.ensure(t, words)?;
+                let mut list = l.nil_node;
+                for s in parts.iter().rev() {
+                    let s = self.build_string(s, l.nil_node);
+                    list = self.build_con(CONS.0, &[s, list]);
+                }
+                (list, l.dummy)
+            }
+        };
+        let above = t.frames.split_off(k + 1);
+        self.raise_thunks(&above, &t.ptrs, msg);
+        let f = t.frames.pop().expect("the handler's frame");
+        let (slot, vslot) = (f.pbase as usize, f.vbase as usize);
+        self.tmp.clear();
+        self.tmp
+            .extend([t.ptrs[slot], strs, value, t.ptrs[slot + 1]]);
+        let (r, na) = self.apply(t, a, Mode::Frame(slot, vslot))?;
+        Ok(match r {
+            Applied::Entered => (Applied::Entered, na),
+            Applied::Value(p) => (
+                Applied::Value(p),
+                Act {
+                    pc: a.pc,
+                    pbase: slot,
+                    vbase: vslot,
+                },
+            ),
+        })
     }
 
     /// Applies `tmp[0]` (an evaluated FUN or PAP) to `tmp[1..]`.
@@ -1064,6 +1187,21 @@ pub fn vop(op: VOp, a: u64, b: u64) -> Result<u64, Stop> {
                 }) as u64
             }
         }
+        VOp::IAnd => (x & y) as u64,
+        VOp::IOr => (x | y) as u64,
+        VOp::IXor => (x ^ y) as u64,
+        VOp::IShl | VOp::IShr | VOp::IShrL => {
+            if y < 0 {
+                return err("arithmetic overflow");
+            }
+            match op {
+                VOp::IShl if y >= 64 => 0,
+                VOp::IShl => (x << y) as u64,
+                VOp::IShr => (x >> y.min(63)) as u64,
+                _ if y >= 64 => 0,
+                _ => (x as u64) >> y,
+            }
+        }
         VOp::DAdd => (fx + fy).to_bits(),
         VOp::DSub => (fx - fy).to_bits(),
         VOp::DMul => (fx * fy).to_bits(),
@@ -1079,6 +1217,10 @@ pub fn unop(op: VUnOp, a: u64) -> Result<u64, Stop> {
     let d = |x: f64| Ok(x.to_bits());
     match op {
         VUnOp::INeg => Ok((a as i64).wrapping_neg() as u64),
+        VUnOp::INot => Ok(!a),
+        VUnOp::IPopCount => Ok(a.count_ones() as u64),
+        VUnOp::IClz => Ok(a.leading_zeros() as u64),
+        VUnOp::ICtz => Ok(a.trailing_zeros() as u64),
         VUnOp::DNeg => d(-f),
         VUnOp::DToFloat => d(f as f32 as f64),
         VUnOp::IntToDouble => d(a as i64 as f64),

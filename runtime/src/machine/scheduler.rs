@@ -3,7 +3,7 @@
 
 use crate::machine::heap::{h_kind, header, kind, Ptr};
 use crate::machine::pe::{err, Pe, Stop};
-use crate::machine::thread::{State, Thread};
+use crate::machine::thread::{Frame, State, Thread};
 use crate::obs::event::{Event, StopWhy};
 use crate::parallel::policy::Load;
 use std::sync::atomic::Ordering;
@@ -220,13 +220,19 @@ impl Pe<'_, '_> {
 
     /// Turns the thunks under evaluation by `t` into RAISE nodes for `msg`.
     fn speculation_failed(&mut self, t: &Thread, msg: String) {
+        self.raise_thunks(&t.frames, &t.ptrs, msg);
+    }
+
+    /// Turns the thunks of these update frames (black holes, their thunks
+    /// on `ptrs`) into RAISE nodes for `msg`, waking their waiters.
+    pub(crate) fn raise_thunks(&mut self, frames: &[Frame], ptrs: &[Ptr], msg: String) {
         let k = self.raised.len() as u32;
         self.raised.push(msg);
-        for f in &t.frames {
+        for f in frames {
             if f.kind != crate::machine::thread::fk::UPDATE {
                 continue;
             }
-            let p = t.ptrs[f.pbase as usize];
+            let p = ptrs[f.pbase as usize];
             let i = p.0 as usize;
             let h = self.heap.mem[i];
             if h_kind(h) != kind::BLACKHOLE {

@@ -21,6 +21,11 @@ pub mod fk {
     /// Apply the value (a function) to the `dst` pending arguments saved at
     /// `ptrs[base..base + dst]`.
     pub const APPLY: u8 = 3;
+    /// An exception handler (`catchIO`): the handler and the world token
+    /// are saved at `ptrs[base..base + 2]`. A value returned through it
+    /// passes; an exception raised above it unwinds to it and applies the
+    /// handler.
+    pub const CATCH: u8 = 4;
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -28,7 +33,8 @@ pub struct Frame {
     pub kind: u8,
     pub dst: u16,
     pub pc: u32,
-    /// The caller's pointer base (RET/RETV) or the saved slot (UPDATE/APPLY).
+    /// The caller's pointer base (RET/RETV) or the saved slot
+    /// (UPDATE/APPLY/CATCH).
     pub pbase: u32,
     pub vbase: u32,
 }

@@ -14,7 +14,16 @@
 //! * `FETCHME`: a reference that stays behind: other thunks, black holes,
 //!   FetchMes, and whatever no longer fits in the packed graph (a node is copied
 //!   only if the packed graph still has room for it and for a FetchMe for every
-//!   node still queued, so a packed graph always closes within its limit).
+//!   node still queued, so a packed graph always closes within its limit);
+//! * `MUTREF`: a mutable cell (an IORef, MUTVAR) or a reference to one
+//!   (MUTREF): never copied, whose identity matters, it stays on its PE and
+//!   travels as its global address; the receiver makes a MUTREF node, a
+//!   value that is never fetched (only the main PE, which made the cell,
+//!   reads or writes it), and home again the address is the cell itself.
+//!
+//! Arrays (ARRAY) are copied as constructors are: the library fills an
+//! array inside the one evaluation that makes it, so no other PE sees it
+//! before it is final.
 //!
 //! Layout: the entry count, then the entries, each a tag word and its
 //! fields (all 64-bit words).
@@ -32,6 +41,7 @@ const NODE: u64 = 2;
 const THUNK: u64 = 3;
 const FETCHME: u64 = 4;
 const RAISE: u64 = 5;
+const MUTREF: u64 = 6;
 /// Words of a FETCHME entry.
 const FETCHME_WORDS: usize = 4;
 
@@ -69,6 +79,15 @@ pub fn pack(
     let mut number: HashMap<Ptr, u64> = HashMap::new();
     let mut waiting: HashMap<Ptr, Vec<usize>> = HashMap::new();
     let root = heap.deref(root);
+    // An array travels whole, as any root does, and each of its elements
+    // needs an entry, at least a FetchMe: the packed graph gets room for
+    // that on top of its limit, so that evaluated elements (numbers,
+    // small constructors) come along instead of a FetchMe each.
+    let limit = if h_kind(heap.hdr(root)) == kind::ARRAY {
+        limit.saturating_add(h_size(heap.hdr(root)) * (FETCHME_WORDS + 1))
+    } else {
+        limit
+    };
     // (Nodes waiting, with their distance from the root.)
     let mut stack: Vec<(Ptr, usize)> = vec![(root, 0)];
     waiting.insert(root, Vec::new());
@@ -99,6 +118,11 @@ pub fn pack(
             }));
             continue;
         }
+        if k == kind::MUTVAR || k == kind::MUTREF {
+            let (g, w) = remote_or_export(heap, ga, p);
+            out.extend([MUTREF, g.pe.0 as u64, g.slot as u64, w.0]);
+            continue;
+        }
         // Normal forms and unread string literals are copied.
         let copy = is_value_kind(k) || k == kind::STR;
         let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
@@ -115,7 +139,7 @@ pub fn pack(
                 out.push(NODE);
             }
             out.push(h);
-            let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK);
+            let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK | kind::ARRAY);
             for i in 0..n {
                 let w = heap.word(p, i);
                 if !pointers {
@@ -145,15 +169,7 @@ pub fn pack(
             continue;
         }
         // Stays here: a FetchMe to it.
-        let (g, w) = if k == kind::FETCHME {
-            let i = crate::machine::heap::h_info(h);
-            match ga.split_remote(i) {
-                Some(x) => x,
-                None => ga.export_local(p),
-            }
-        } else {
-            ga.export_local(p)
-        };
+        let (g, w) = remote_or_export(heap, ga, p);
         out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
     }
     out[0] = count;
@@ -167,6 +183,19 @@ pub fn pack(
         }
     }
     out
+}
+
+/// A reference to `p` for another PE: half the weight of the remote
+/// reference a FETCHME or MUTREF holds, else (a node of ours, or a
+/// reference too light to split) an address of this PE for it.
+fn remote_or_export(heap: &Heap, ga: &mut GaTable, p: Ptr) -> (GlobalAddr, Weight) {
+    let h = heap.hdr(p);
+    if matches!(h_kind(h), kind::FETCHME | kind::MUTREF) {
+        if let Some(x) = ga.split_remote(crate::machine::heap::h_info(h)) {
+            return x;
+        }
+    }
+    ga.export_local(p)
 }
 
 /// One decoded entry.
@@ -183,6 +212,10 @@ enum Entry<'a> {
         fields: &'a [u64],
     },
     FetchMe {
+        ga: GlobalAddr,
+        weight: Weight,
+    },
+    MutRef {
         ga: GlobalAddr,
         weight: Weight,
     },
@@ -240,10 +273,12 @@ fn entries(p: &[u64]) -> Result<Vec<Entry<'_>>, String> {
                 ));
                 i += 2 + n.div_ceil(8);
             }
-            FETCHME => {
-                out.push(Entry::FetchMe {
-                    ga: ga_at(i + 1)?,
-                    weight: Weight(*p.get(i + 3).ok_or_else(bad)?),
+            FETCHME | MUTREF => {
+                let (ga, weight) = (ga_at(i + 1)?, Weight(*p.get(i + 3).ok_or_else(bad)?));
+                out.push(if tag == FETCHME {
+                    Entry::FetchMe { ga, weight }
+                } else {
+                    Entry::MutRef { ga, weight }
                 });
                 i += FETCHME_WORDS;
             }
@@ -260,7 +295,7 @@ pub fn unpack_words(p: &[u64]) -> Result<usize, String> {
         .map(|e| match e {
             Entry::Static(_) => 0,
             Entry::Node { h, .. } | Entry::Thunk { h, .. } => Heap::node_words(*h),
-            Entry::FetchMe { .. } | Entry::Raise(_) => 2,
+            Entry::FetchMe { .. } | Entry::MutRef { .. } | Entry::Raise(_) => 2,
         })
         .sum())
 }
@@ -303,15 +338,17 @@ pub fn unpack(
                 raised.push(msg.clone());
                 heap.alloc_node(h, &[]).ok_or(NO_ROOM)?
             }
-            Entry::FetchMe { ga: g, weight } => {
+            Entry::FetchMe { ga: g, weight } | Entry::MutRef { ga: g, weight } => {
                 if let Some(node) = ga.arrive(*g, *weight)? {
                     node
                 } else {
-                    let q = heap
-                        .alloc_node(header(kind::FETCHME, 1, 0), &[])
-                        .ok_or(NO_ROOM)?;
+                    let k = match e {
+                        Entry::FetchMe { .. } => kind::FETCHME,
+                        _ => kind::MUTREF,
+                    };
+                    let q = heap.alloc_node(header(k, 1, 0), &[]).ok_or(NO_ROOM)?;
                     let i = ga.add_remote(*g, *weight, q);
-                    heap.mem[q.0 as usize] = header(kind::FETCHME, 1, i);
+                    heap.mem[q.0 as usize] = header(k, 1, i);
                     q
                 }
             }
@@ -323,7 +360,7 @@ pub fn unpack(
             Entry::Node { h, fields } | Entry::Thunk { h, fields, .. } => (*h, *fields),
             _ => continue,
         };
-        let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK);
+        let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK | kind::ARRAY);
         for (i, &w) in fields.iter().enumerate() {
             let v = if pointers {
                 ptrs.get(w as usize)
@@ -553,6 +590,62 @@ mod tests {
         let u2 = unpack(&mut ha, &mut ga, &mut vec![], &p2).unwrap();
         assert_eq!(ha.field(u2.root, 0), t);
         assert_eq!(ha.field(u2.root, 1), t);
+    }
+
+    #[test]
+    fn an_array_travels_with_its_evaluated_elements() {
+        let mut ha = heap();
+        let mut ga = GaTable::new(PeId(0));
+        let n = 3000;
+        let elems: Vec<u64> = (0..n)
+            .map(|i| alloc(&mut ha, header(kind::INT, 1, 0), &[5000 + i as u64]).0 as u64)
+            .collect();
+        let lazy = alloc(&mut ha, header(kind::THUNK, 1, 9), &[0]);
+        let arr = alloc(&mut ha, header(kind::ARRAY, n as u32 + 1, 0), &elems);
+        ha.mem[arr.0 as usize + 1 + n] = lazy.0 as u64;
+        // Far more than the limit, yet every number comes along.
+        let graph = pack(&mut ha, &mut ga, &[], arr, Moves::NONE, 64);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        assert_eq!(hb.kind(u.root), kind::ARRAY);
+        assert_eq!(h_size(hb.hdr(u.root)), n + 1);
+        for i in 0..n {
+            let e = hb.field(u.root, i);
+            assert_eq!((hb.kind(e), hb.word(e, 0)), (kind::INT, 5000 + i as u64));
+        }
+        assert_eq!(hb.kind(hb.field(u.root, n)), kind::FETCHME);
+    }
+
+    #[test]
+    fn a_mutable_cell_is_never_copied_and_is_itself_at_home() {
+        let mut ha = heap();
+        let mut ga = GaTable::new(PeId(0));
+        let v = alloc(&mut ha, header(kind::INT, 1, 0), &[42]);
+        let cell = alloc(&mut ha, header(kind::MUTVAR, 1, 0), &[v.0 as u64]);
+        let pair = alloc(
+            &mut ha,
+            header(kind::CON, 2, 1),
+            &[cell.0 as u64, cell.0 as u64],
+        );
+        let graph = pack(&mut ha, &mut ga, &[], pair, Moves::NONE, 1024);
+        let mut hb = heap();
+        let mut gb = GaTable::new(PeId(1));
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let r = hb.field(u.root, 0);
+        assert_eq!(hb.kind(r), kind::MUTREF);
+        assert!(is_value_kind(hb.kind(r)), "a reference is never fetched");
+        assert_eq!(hb.field(u.root, 1), r, "one reference for one cell");
+        // A reference as the root (a FETCH of a thunk that became the
+        // cell) is a reference too.
+        let graph = pack(&mut ha, &mut ga, &[], cell, Moves::NONE, 1024);
+        let u2 = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        assert_eq!(u2.root, r);
+        // Sent home, the reference is the cell itself.
+        let back = pack(&mut hb, &mut gb, &[], u.root, Moves::NONE, 1024);
+        let home = unpack(&mut ha, &mut ga, &mut vec![], &back).unwrap();
+        assert_eq!(ha.field(home.root, 0), cell);
+        assert_eq!(ha.field(home.root, 1), cell);
     }
 
     #[test]

@@ -142,13 +142,22 @@ impl Asm {
             dst: r(2),
             args: regs(&[1]),
         });
+        let (h, vh) = (nregs.max(4), nvregs);
+        code.push(ConstV {
+            dst: VReg(vh),
+            bits: 1,
+        });
+        code.push(BoxInt {
+            dst: r(h),
+            src: VReg(vh),
+        });
         code.push(Instr::Prim {
             prim: gph_runtime::code::Prim::PutStr,
             dst: r(3),
-            args: regs(&[2, 0]),
+            args: regs(&[h, 2, 0]),
         });
         code.push(Ret { reg: r(3) });
-        let m = self.fun("Main.main", 1, nregs.max(4), nvregs, code);
+        let m = self.fun("Main.main", 1, h + 1, vh + 1, code);
         let g = self.global(m);
         self.p.main = Some(g);
     }
