@@ -127,11 +127,13 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         };
         let Some((path, text)) = found else {
             parsed.insert(target.clone(), None);
-            let library: Vec<&str> = LIBRARY
+            // The modules a user imports (not gph's own Gph.* or *.Internal).
+            let mut library: Vec<&str> = LIBRARY
                 .iter()
                 .map(|(n, _, _)| *n)
-                .filter(|n| *n != "Gph.Prim")
+                .filter(|n| !n.starts_with("Gph.") && !n.ends_with(".Internal"))
                 .collect();
+            library.sort_unstable();
             diags.push(
                 Diagnostic::error(imp.module.span, format!("could not find module `{target}`"))
                     .with_help(format!(
