@@ -31,6 +31,21 @@ pub fn library_source(name: &str) -> Option<(&'static str, &'static str)> {
         .map(|&(_, path, src)| (path, src))
 }
 
+/// The library's modules a program may import, for messages: "Prelude,
+/// Control.DeepSeq, ... and System.IO.Error" (the Prelude first, the
+/// others in alphabetical order; not the library's own Gph modules).
+fn library_modules() -> String {
+    let mut names: Vec<&str> = LIBRARY
+        .iter()
+        .map(|(n, _, _)| *n)
+        .filter(|n| *n != "Prelude" && !n.starts_with("Gph."))
+        .collect();
+    names.sort_unstable();
+    names.insert(0, "Prelude");
+    let last = names.pop().unwrap_or_default();
+    format!("{} and {last}", names.join(", "))
+}
+
 /// The module's name, `Main` when the header is missing.
 pub fn module_name(m: &Module) -> Sym {
     m.name
@@ -132,10 +147,10 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         };
         let Some((path, text)) = found else {
             parsed.insert(target.clone(), None);
-            diags.push(Diagnostic::error(imp.module.span, format!("could not find module `{target}`")).with_help(
-                "the library has Prelude, Data.List, Data.Char, Data.Maybe, System.Environment, System.Exit, System, \
-                 Control.Parallel, Control.Parallel.Strategies, Strategies, Control.DeepSeq and Control.Parallel.Eden",
-            ));
+            diags.push(
+                Diagnostic::error(imp.module.span, format!("could not find module `{target}`"))
+                    .with_help(format!("the library has {}", library_modules())),
+            );
             continue;
         };
         let idx = sources.add(path, text);
