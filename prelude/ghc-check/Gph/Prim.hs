@@ -482,7 +482,7 @@ primBindIO = (P.>>=)
 -- Handles are numbers, as in gph's runtime: a table maps them to GHC's.
 {-# NOINLINE handles #-}
 handles :: IORef [(Int, IO.Handle)]
-handles = U.unsafePerformIO (R.newIORef [(0, IO.stdin), (1, IO.stdout), (2, IO.stderr)])
+handles = U.unsafePerformIO (R.newIORef [(0, IO.stdin), (1, IO.stdout), (2, IO.stderr), (-1, IO.stderr)])
 
 handle :: Int -> IO IO.Handle
 handle n = R.readIORef handles P.>>= \hs -> case P.lookup n hs of
