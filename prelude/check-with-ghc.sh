@@ -86,7 +86,7 @@ while IFS= read -r f; do
   mod=${rel%.gph}; modules+=("${mod//\//.}")
 done < <(find "$here" -path "$here/ghc-check" -prune -o -name '*.gph' -print | sort)
 
-ghcflags=(-hide-all-packages -package base -i"$tmp/src" -i"$here/ghc-check"
+ghcflags=(-hide-all-packages -package base -package directory -i"$tmp/src" -i"$here/ghc-check"
           -outputdir "$tmp/o" -O0 -v0)
 if ghc --make "${ghcflags[@]}" -no-link "${modules[@]}" >"$tmp/lib.log" 2>&1; then
   nwarn=$(grep -c 'warning:' "$tmp/lib.log")

@@ -31,6 +31,21 @@ pub fn library_source(name: &str) -> Option<(&'static str, &'static str)> {
         .map(|&(_, path, src)| (path, src))
 }
 
+/// The library's modules a program may import, for messages: "Prelude,
+/// Control.DeepSeq, ... and System.IO.Error" (the Prelude first, the
+/// others in alphabetical order; not the library's own Gph modules).
+fn library_modules() -> String {
+    let mut names: Vec<&str> = LIBRARY
+        .iter()
+        .map(|(n, _, _)| *n)
+        .filter(|n| *n != "Prelude" && !n.starts_with("Gph.") && !n.ends_with(".Internal"))
+        .collect();
+    names.sort_unstable();
+    names.insert(0, "Prelude");
+    let last = names.pop().unwrap_or_default();
+    format!("{} and {last}", names.join(", "))
+}
+
 /// The module's name, `Main` when the header is missing.
 pub fn module_name(m: &Module) -> Sym {
     m.name
@@ -127,19 +142,12 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         };
         let Some((path, text)) = found else {
             parsed.insert(target.clone(), None);
-            // The modules a user imports (not gph's own Gph.* or *.Internal).
-            let mut library: Vec<&str> = LIBRARY
-                .iter()
-                .map(|(n, _, _)| *n)
-                .filter(|n| !n.starts_with("Gph.") && !n.ends_with(".Internal"))
-                .collect();
-            library.sort_unstable();
             diags.push(
                 Diagnostic::error(imp.module.span, format!("could not find module `{target}`"))
                     .with_help(format!(
                         "a module `A.B` of your own is the file A/B.gph, A/B.hs or A/B.lhs beside the main file; \
                          the library has {}",
-                        library.join(", ")
+                        library_modules()
                     )),
             );
             continue;

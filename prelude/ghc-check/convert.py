@@ -158,8 +158,10 @@ def main():
     if toks[at][1] == '{':
         at += 1
     in_prelude = name == 'Prelude'
+    # The library's Gph modules are beneath the Prelude (it imports them).
+    beneath = name.startswith('Gph.')
     extra = ['import GhcCheck.IfThenElse (ifThenElse)']
-    if not in_prelude:
+    if not in_prelude and not beneath:
         extra.append('import qualified Prelude as GhcCheckP')
         if not re.search(r'^import\s+(qualified\s+)?Prelude\b', text, re.M):
             extra.append('import Prelude')

@@ -1,10 +1,10 @@
-{-# LANGUAGE PackageImports, NoImplicitPrelude #-}
+{-# LANGUAGE PackageImports, NoImplicitPrelude, ExistentialQuantification #-}
 -- | GHC stand-in for gph's Gph.Prim, used only by check-with-ghc.sh to
 -- type-check and test the gph library modules under GHC. Same exports and
 -- the same types as Gph/Prim.gph (the script checks that the signatures are
 -- identical); each primitive is implemented with GHC's own functions.
 module Gph.Prim
-  ( Int, Integer, Double, Char, IO, Bool(False, True)
+  ( Int, Integer, Double, Char, IO, Bool(False, True), IORef, Arr
   , PrimRatio(primRatio, primNumerator, primDenominator)
   , NFData(rnf)
   , primIntAdd
@@ -21,6 +21,16 @@ module Gph.Prim
   , primIntLe
   , primIntGt
   , primIntGe
+  , primIntAnd
+  , primIntOr
+  , primIntXor
+  , primIntShiftL
+  , primIntShiftR
+  , primIntShiftRL
+  , primIntComplement
+  , primIntPopCount
+  , primIntClz
+  , primIntCtz
   , primIntToInteger
   , primIntToDouble
   , primIntShow
@@ -41,6 +51,11 @@ module Gph.Prim
   , primIntegerToInt
   , primIntegerToDouble
   , primIntegerShow
+  , primIntegerAnd
+  , primIntegerOr
+  , primIntegerXor
+  , primIntegerShiftL
+  , primIntegerShiftR
   , primDoubleAdd
   , primDoubleSub
   , primDoubleMul
@@ -96,13 +111,34 @@ module Gph.Prim
   , primError
   , primReturnIO
   , primBindIO
-  , primPutStr
-  , primGetChar
-  , primGetLine
-  , primGetContents
+  , primHPutStr
+  , primHGetChar
+  , primHGetLine
+  , primHGetContents
+  , primHClose
+  , primHFlush
+  , primHIsEOF
+  , primHSetBuffering
+  , primHGetBuffering
+  , primOpenFile
+  , primOpenTempFile
+  , primRemoveFile
+  , primDoesFileExist
   , primGetArgs
   , primGetProgName
+  , primLookupEnv
   , primExitWith
+  , primRaiseIO
+  , primCatchIO
+  , primNewIORef
+  , primReadIORef
+  , primWriteIORef
+  , primSameIORef
+  , primArrNew
+  , primArrRead
+  , primArrWrite
+  , primArrIndex
+  , primArrSize
   , primNoPe
   , primSelfPe
   , primInstantiate
@@ -127,6 +163,16 @@ import qualified "base" GHC.Conc as Conc
 import qualified "base" System.Environment as Env
 import qualified "base" System.Exit as Exit
 import qualified "base" System.IO.Unsafe as U
+import qualified "base" System.IO as IO
+import qualified "base" System.IO.Error as E
+import qualified "base" GHC.IO.Exception as GE
+import qualified "base" Control.Exception as X
+import qualified "base" Data.Bits as B
+import qualified "base" Data.IORef as R
+import qualified "base" GHC.IOArray as A
+import qualified "base" Unsafe.Coerce as UC
+import qualified "directory" System.Directory as D
+import "base" Data.IORef (IORef)
 
 primIntAdd :: Int -> Int -> Int
 primIntAdd = (P.+)
@@ -169,6 +215,54 @@ primIntGt = (P.>)
 
 primIntGe :: Int -> Int -> Bool
 primIntGe = (P.>=)
+
+overflow :: a
+overflow = X.throw X.Overflow
+
+primIntAnd :: Int -> Int -> Int
+primIntAnd = (B..&.)
+
+primIntOr :: Int -> Int -> Int
+primIntOr = (B..|.)
+
+primIntXor :: Int -> Int -> Int
+primIntXor = B.xor
+
+primIntShiftL :: Int -> Int -> Int
+primIntShiftL x n = if n P.< 0 then overflow else B.shiftL x n
+
+primIntShiftR :: Int -> Int -> Int
+primIntShiftR x n = if n P.< 0 then overflow else B.shiftR x n
+
+primIntShiftRL :: Int -> Int -> Int
+primIntShiftRL x n = if n P.< 0 then overflow else P.fromIntegral (B.shiftR (P.fromIntegral x :: P.Word) n)
+
+primIntComplement :: Int -> Int
+primIntComplement = B.complement
+
+primIntPopCount :: Int -> Int
+primIntPopCount = B.popCount
+
+primIntClz :: Int -> Int
+primIntClz = B.countLeadingZeros
+
+primIntCtz :: Int -> Int
+primIntCtz = B.countTrailingZeros
+
+primIntegerAnd :: Integer -> Integer -> Integer
+primIntegerAnd = (B..&.)
+
+primIntegerOr :: Integer -> Integer -> Integer
+primIntegerOr = (B..|.)
+
+primIntegerXor :: Integer -> Integer -> Integer
+primIntegerXor = B.xor
+
+primIntegerShiftL :: Integer -> Int -> Integer
+primIntegerShiftL x n = if n P.< 0 then overflow else B.shiftL x n
+
+primIntegerShiftR :: Integer -> Int -> Integer
+primIntegerShiftR x n = if n P.< 0 then overflow else B.shiftR x n
 
 primIntToInteger :: Int -> Integer
 primIntToInteger = P.toInteger
@@ -395,17 +489,64 @@ primReturnIO = P.return
 primBindIO :: IO a -> (a -> IO b) -> IO b
 primBindIO = (P.>>=)
 
-primPutStr :: [Char] -> IO ()
-primPutStr = P.putStr
+-- Handles are numbers, as in gph's runtime: a table maps them to GHC's.
+{-# NOINLINE handles #-}
+handles :: IORef [(Int, IO.Handle)]
+handles = U.unsafePerformIO (R.newIORef [(0, IO.stdin), (1, IO.stdout), (2, IO.stderr), (-1, IO.stderr)])
 
-primGetChar :: IO Char
-primGetChar = P.getChar
+handle :: Int -> IO IO.Handle
+handle n = R.readIORef handles P.>>= \hs -> case P.lookup n hs of
+  P.Just h -> P.return h
+  P.Nothing -> P.ioError (P.userError "no such handle")
 
-primGetLine :: IO [Char]
-primGetLine = P.getLine
+primHPutStr :: Int -> [Char] -> IO ()
+primHPutStr n s = handle n P.>>= \h -> IO.hPutStr h s
 
-primGetContents :: IO [Char]
-primGetContents = P.getContents
+primHGetChar :: Int -> IO Char
+primHGetChar n = handle n P.>>= IO.hGetChar
+
+primHGetLine :: Int -> IO [Char]
+primHGetLine n = handle n P.>>= IO.hGetLine
+
+primHGetContents :: Int -> IO [Char]
+primHGetContents n = handle n P.>>= IO.hGetContents
+
+primHClose :: Int -> IO ()
+primHClose n = handle n P.>>= IO.hClose
+
+primHFlush :: Int -> IO ()
+primHFlush n = handle n P.>>= IO.hFlush
+
+primHIsEOF :: Int -> IO Bool
+primHIsEOF n = handle n P.>>= IO.hIsEOF
+
+primHSetBuffering :: Int -> Int -> IO ()
+primHSetBuffering n c = handle n P.>>= \h -> IO.hSetBuffering h (case c of
+  -2 -> IO.NoBuffering
+  -1 -> IO.LineBuffering
+  0 -> IO.BlockBuffering P.Nothing
+  k -> IO.BlockBuffering (P.Just k))
+
+primHGetBuffering :: Int -> IO Int
+primHGetBuffering n = handle n P.>>= \h -> X.catch (IO.hGetBuffering h P.>>= \m -> P.return (case m of
+    IO.NoBuffering -> -2
+    IO.LineBuffering -> -1
+    IO.BlockBuffering P.Nothing -> 0
+    IO.BlockBuffering (P.Just k) -> k))
+  (\e -> let _ = (e :: X.IOException) in P.return (-3))
+
+primOpenFile :: [Char] -> Int -> IO Int
+primOpenFile path m = IO.openFile path (P.toEnum m) P.>>= \h ->
+  R.atomicModifyIORef handles (\hs -> let k = P.maximum (P.map P.fst hs) P.+ 1 in ((k, h) : hs, k))
+
+primOpenTempFile :: [Char] -> [Char] -> IO [Char]
+primOpenTempFile dir template = IO.openTempFile dir template P.>>= \(p, h) -> IO.hClose h P.>> P.return p
+
+primRemoveFile :: [Char] -> IO ()
+primRemoveFile = D.removeFile
+
+primDoesFileExist :: [Char] -> IO Bool
+primDoesFileExist = D.doesFileExist
 
 primGetArgs :: IO [[Char]]
 primGetArgs = Env.getArgs
@@ -413,8 +554,68 @@ primGetArgs = Env.getArgs
 primGetProgName :: IO [Char]
 primGetProgName = Env.getProgName
 
+primLookupEnv :: [Char] -> IO [[Char]]
+primLookupEnv name = Env.lookupEnv name P.>>= \v -> P.return (P.maybe [] (\x -> [x]) v)
+
+-- An exception raised by raiseIO: the value, and the message it shows.
+data Raised = forall e. Raised e [Char]
+
+instance P.Show Raised where
+  show (Raised _ msg) = msg
+
+instance X.Exception Raised
+
+primRaiseIO :: e -> [Char] -> IO a
+primRaiseIO e msg = X.throwIO (Raised e msg)
+
+primCatchIO :: IO a -> ([[Char]] -> e -> IO a) -> IO a
+primCatchIO m h = X.catches m
+  [ X.Handler (\(Raised e _) -> h [] (UC.unsafeCoerce e))
+  , X.Handler (\e -> h (ioStrings e) (P.error "no value")) ]
+
+-- GHC's IOError as gph's runtime gives it to a handler.
+ioStrings :: X.IOException -> [[Char]]
+ioStrings e = [kind] : E.ioeGetLocation e : description : P.maybe [] (\f -> [f]) (E.ioeGetFileName e)
+  where
+    kind = P.maybe 'l' P.id (P.lookup (P.show (E.ioeGetErrorType e)) (P.zip kinds ['a' ..]))
+    description = GE.ioe_description e
+    kinds = ["already exists", "does not exist", "resource busy", "resource exhausted", "end of file",
+             "illegal operation", "permission denied", "user error", "unsatisfied constraints",
+             "system error", "protocol error", "failed", "invalid argument", "inappropriate type",
+             "hardware fault", "unsupported operation", "timeout", "resource vanished", "interrupted"]
+
 primExitWith :: Int -> IO a
 primExitWith = \n -> if n P.== 0 then Exit.exitWith Exit.ExitSuccess else Exit.exitWith (Exit.ExitFailure n)
+
+primNewIORef :: a -> IO (IORef a)
+primNewIORef = R.newIORef
+
+primReadIORef :: IORef a -> IO a
+primReadIORef = R.readIORef
+
+primWriteIORef :: IORef a -> a -> IO ()
+primWriteIORef = R.writeIORef
+
+primSameIORef :: IORef a -> IORef a -> Bool
+primSameIORef = (P.==)
+
+-- Arrays: GHC's IOArray, indexed from 0.
+newtype Arr a = Arr (A.IOArray Int a)
+
+primArrNew :: Int -> a -> IO (Arr a)
+primArrNew n x = A.newIOArray (0, n P.- 1) x P.>>= \a -> P.return (Arr a)
+
+primArrRead :: Arr a -> Int -> IO a
+primArrRead (Arr a) = A.readIOArray a
+
+primArrWrite :: Arr a -> Int -> a -> IO ()
+primArrWrite (Arr a) = A.writeIOArray a
+
+primArrIndex :: Arr a -> Int -> a
+primArrIndex (Arr a) i = U.unsafePerformIO (A.readIOArray a i)
+
+primArrSize :: Arr a -> Int
+primArrSize (Arr a) = case A.boundsIOArray a of (l, u) -> u P.- l P.+ 1
 
 primNoPe :: Int
 primNoPe = 1

@@ -8,8 +8,10 @@
 //! ```
 //!
 //! `info` is the constructor id (CON), the supercombinator id (FUN, PAP,
-//! THUNK), the owner thread (BLACKHOLE), the string index (STR) or the
-//! forwarding address (FORWARD, during GC only).
+//! THUNK), the owner thread (BLACKHOLE), the string index (STR), the index
+//! of a remote reference (FETCHME, MUTREF) or the forwarding address
+//! (FORWARD, during GC only). The collector scans the fields of CON, PAP,
+//! THUNK, ARRAY (an array's elements) and MUTVAR (an IORef's value).
 //!
 //! Word indices (not Rust pointers) make nodes position independent: the
 //! heap grows by resizing the vector, and a collection is a copy into a
@@ -536,6 +538,32 @@ mod tests {
         }
         h.scan();
         h.finish(0).unwrap();
+    }
+
+    #[test]
+    fn arrays_and_cells_keep_what_they_hold() {
+        let mut h = heap();
+        let garbage = node(&mut h, header(kind::INT, 1, 0), &[7]);
+        let elems: Vec<u64> = (0..50)
+            .map(|i| node(&mut h, header(kind::INT, 1, 0), &[100 + i]).0 as u64)
+            .collect();
+        let arr = node(&mut h, header(kind::ARRAY, 50, 0), &elems);
+        let cell = node(&mut h, header(kind::MUTVAR, 1, 0), &[arr.0 as u64]);
+        let empty = node(&mut h, header(kind::ARRAY, 0, 0), &[]);
+        let _ = garbage;
+        let mut roots = [cell, empty];
+        collect(&mut h, &mut roots);
+        let arr = h.field(roots[0], 0);
+        assert_eq!(h.kind(arr), kind::ARRAY);
+        for i in 0..50 {
+            assert_eq!(h.word(h.field(arr, i), 0), 100 + i as u64);
+        }
+        assert_eq!(
+            (h.kind(roots[1]), h_size(h.hdr(roots[1]))),
+            (kind::ARRAY, 0)
+        );
+        // the cell, the array, its 50 numbers and the empty array
+        assert_eq!(h.live_words(), 2 + 51 + 50 * 2 + 1);
     }
 
     /// `zs` of `(ys, zs) = span p xs`, n levels deep: each level's pair is

@@ -21,6 +21,10 @@ const IN_CHUNK: usize = 64 * 1024;
 pub const STDIN: usize = 0;
 pub const STDOUT: usize = 1;
 pub const STDERR: usize = 2;
+/// Debug.Trace's stderr: each write goes out whole at once, whatever
+/// stderr's buffer mode (GHC writes a trace with one call, so traces of
+/// PEs running at the same time do not mix their characters).
+pub const TRACE: i64 = -1;
 
 /// GHC's `IOErrorType`, by the position of its constructor (the library's
 /// `Gph.IO.IOErrorType` lists them in this order).
@@ -390,6 +394,13 @@ impl<'a> Io<'a> {
 
     /// Writes `s` to handle `h` (hPutStr), buffered as the handle says.
     pub fn put_str(&mut self, h: i64, s: &str) -> Result<(), IoErr> {
+        if h == TRACE {
+            let mut e = std::io::stderr().lock();
+            return e
+                .write_all(s.as_bytes())
+                .and_then(|()| e.flush())
+                .map_err(|e| IoErr::os(&e, "hPutStr", Some("<stderr>")));
+        }
         let x = self.handle(h, "hPutStr")?;
         x.check_write("hPutStr")?;
         if x.readable && !x.available().is_empty() {
@@ -660,6 +671,9 @@ impl<'a> Io<'a> {
     /// hGetBuffering: the code of [`Buffering::code`], or -3 for a closed
     /// handle (the library raises GHC's error: its hPutStr asks first).
     pub fn get_buffering(&mut self, h: i64) -> Result<i64, IoErr> {
+        if h == TRACE {
+            return Ok(Buffering::Block(0).code());
+        }
         let x = self.handle(h, "hGetBuffering")?;
         if x.state == State::Closed {
             return Ok(-3);
