@@ -187,12 +187,20 @@ pub fn pack(
 
 /// A reference to `p` for another PE: half the weight of the remote
 /// reference a FETCHME or MUTREF holds, else (a node of ours, or a
-/// reference too light to split) an address of this PE for it.
+/// FETCHME too light to split) an address of this PE for it. A MUTREF too
+/// light to split passes its address on with no weight: an address of
+/// this PE would make a chain, and the cell's own PE would not know the
+/// reference as its cell when it comes back (so the cell stays a root
+/// there for good: a reference of weight 0 never makes its slot whole).
 fn remote_or_export(heap: &Heap, ga: &mut GaTable, p: Ptr) -> (GlobalAddr, Weight) {
     let h = heap.hdr(p);
     if matches!(h_kind(h), kind::FETCHME | kind::MUTREF) {
-        if let Some(x) = ga.split_remote(crate::machine::heap::h_info(h)) {
+        let i = crate::machine::heap::h_info(h);
+        if let Some(x) = ga.split_remote(i) {
             return x;
+        }
+        if h_kind(h) == kind::MUTREF {
+            return (ga.remote(i).ga, Weight(0));
         }
     }
     ga.export_local(p)
@@ -646,6 +654,18 @@ mod tests {
         let home = unpack(&mut ha, &mut ga, &mut vec![], &back).unwrap();
         assert_eq!(ha.field(home.root, 0), cell);
         assert_eq!(ha.field(home.root, 1), cell);
+        // Passed on again and again, the reference runs out of weight: it
+        // still names the cell, not the PE that passed it on.
+        let mut hc = heap();
+        let mut gc = GaTable::new(PeId(2));
+        let mut last = None;
+        for _ in 0..80 {
+            let g = pack(&mut hb, &mut gb, &[], r, Moves::NONE, 1024);
+            last = Some(unpack(&mut hc, &mut gc, &mut vec![], &g).unwrap().root);
+        }
+        let onward = pack(&mut hc, &mut gc, &[], last.unwrap(), Moves::NONE, 1024);
+        let home = unpack(&mut ha, &mut ga, &mut vec![], &onward).unwrap();
+        assert_eq!(home.root, cell);
     }
 
     #[test]
