@@ -362,7 +362,12 @@ impl Tc {
             let classes = classes_of.remove(&v).unwrap_or_default();
             let blocked = in_others.contains(&v);
             let numeric = classes.iter().any(|c| self.is_prelude_class(*c, NUMERIC));
-            let standard = classes.iter().all(|c| self.is_prelude_class(*c, STANDARD));
+            // GHC counts Data.Ix's Ix among the standard classes too, so
+            // `listArray (1, 3) "abc" ! 2` defaults its indices to Integer.
+            let standard = classes.iter().all(|c| {
+                let n = &self.env.class(*c).name;
+                self.is_prelude_class(*c, STANDARD) || (&*n.module == "Data.Ix" && &*n.name == "Ix")
+            });
             if blocked || !numeric || !standard {
                 continue;
             }
