@@ -964,6 +964,20 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
     }
 
+    /// The string in `r` evaluated completely (every cell and character),
+    /// as primitives that read a message or a path need it.
+    fn deep_string(&mut self, r: Reg) -> Reg {
+        let id = self.g.helper(Job::DeepString);
+        let s = self.new_reg();
+        self.emit(Instr::Call {
+            sc: id,
+            args: vec![r],
+            vargs: vec![],
+            dst: s,
+        });
+        s
+    }
+
     /// A variable bound to the value of the `IORes x` in `res` (an IO
     /// action's result), unevaluated.
     fn io_result(&mut self, res: Reg) -> Var {
@@ -1766,15 +1780,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     .map(|(a, t)| {
                         if *t == Ty::Str {
                             let r = self.lazy(a);
-                            let id = self.g.helper(Job::DeepString);
-                            let s = self.new_reg();
-                            self.emit(Instr::Call {
-                                sc: id,
-                                args: vec![r],
-                                vargs: vec![],
-                                dst: s,
-                            });
-                            s
+                            self.deep_string(r)
                         } else if t.strict() {
                             self.strict(a)
                         } else {
@@ -1834,14 +1840,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
             }
             Special::Error => {
                 let r = self.lazy(args[0]);
-                let id = self.g.helper(Job::DeepString);
-                let s = self.new_reg();
-                self.emit(Instr::Call {
-                    sc: id,
-                    args: vec![r],
-                    vargs: vec![],
-                    dst: s,
-                });
+                let s = self.deep_string(r);
                 let dst = self.new_reg();
                 self.emit(Instr::Prim {
                     prim: Prim::Raise,
@@ -1926,14 +1925,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 let e = self.lazy(args[0]);
                 let m = self.lazy(args[1]);
                 let w = self.lazy(args[2]);
-                let id = self.g.helper(Job::DeepString);
-                let s = self.new_reg();
-                self.emit(Instr::Call {
-                    sc: id,
-                    args: vec![m],
-                    vargs: vec![],
-                    dst: s,
-                });
+                let s = self.deep_string(m);
                 let dst = self.new_reg();
                 self.emit(Instr::Prim {
                     prim: Prim::RaiseIO,
