@@ -576,6 +576,28 @@ impl<'a> Gen<'a> {
                 c.push($i);
             }};
         }
+        // Evaluates the list in `$list`: to `$nil` if empty, else on at
+        // `$cons` with its head evaluated in `h`.
+        macro_rules! uncons {
+            ($list:expr, $nil:expr, $cons:expr) => {{
+                c.push(Instr::Eval { reg: $list });
+                jump!(
+                    Instr::Switch {
+                        reg: $list,
+                        targets: vec![]
+                    },
+                    $nil,
+                    $cons
+                );
+                label!($cons);
+                c.push(Instr::Field {
+                    dst: h,
+                    reg: $list,
+                    field: 0,
+                });
+                c.push(Instr::Eval { reg: h });
+            }};
+        }
         // The buffer mode (Gph.Prim's hGetBuffering codes).
         c.push(Instr::Prim {
             prim: Prim::HGetBuffering,
@@ -614,22 +636,7 @@ impl<'a> Gen<'a> {
         c.push(Instr::ConstV { dst: n, bits: 0 });
         c.push(Instr::Move { dst: p, src: s });
         label!(L::Scan);
-        c.push(Instr::Eval { reg: p });
-        jump!(
-            Instr::Switch {
-                reg: p,
-                targets: vec![]
-            },
-            L::Whole,
-            L::Cons
-        );
-        label!(L::Cons);
-        c.push(Instr::Field {
-            dst: h,
-            reg: p,
-            field: 0,
-        });
-        c.push(Instr::Eval { reg: h });
+        uncons!(p, L::Whole, L::Cons);
         c.push(Instr::OpV {
             op: code::VOp::IAdd,
             dst: n,
@@ -776,22 +783,7 @@ impl<'a> Gen<'a> {
         jump!(Instr::Jump { target: 0 }, L::Loop);
         // Unbuffered: each character as soon as it is evaluated.
         label!(L::NoBuf);
-        c.push(Instr::Eval { reg: s });
-        jump!(
-            Instr::Switch {
-                reg: s,
-                targets: vec![]
-            },
-            L::Single,
-            L::NoBufCons
-        );
-        label!(L::NoBufCons);
-        c.push(Instr::Field {
-            dst: h,
-            reg: s,
-            field: 0,
-        });
-        c.push(Instr::Eval { reg: h });
+        uncons!(s, L::Single, L::NoBufCons);
         c.push(nil(out));
         c.push(Instr::MkCon {
             dst: out,

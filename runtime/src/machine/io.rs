@@ -279,22 +279,20 @@ impl Handle {
 
     /// The state checks of an operation that reads.
     fn check_read(&self, loc: &str) -> Result<(), IoErr> {
-        match self.state {
-            State::Closed => Err(self.illegal(loc, "handle is closed")),
-            State::SemiClosed => Err(self.illegal(loc, "handle is semi-closed")),
-            State::Open if !self.readable => {
-                Err(self.illegal(loc, "handle is not open for reading"))
-            }
-            State::Open => Ok(()),
-        }
+        self.check_open(loc, self.readable, "reading")
     }
 
     fn check_write(&self, loc: &str) -> Result<(), IoErr> {
+        self.check_open(loc, self.writable, "writing")
+    }
+
+    /// Open, and open for this direction (`reading`/`writing`).
+    fn check_open(&self, loc: &str, allowed: bool, direction: &str) -> Result<(), IoErr> {
         match self.state {
             State::Closed => Err(self.illegal(loc, "handle is closed")),
             State::SemiClosed => Err(self.illegal(loc, "handle is semi-closed")),
-            State::Open if !self.writable => {
-                Err(self.illegal(loc, "handle is not open for writing"))
+            State::Open if !allowed => {
+                Err(self.illegal(loc, &format!("handle is not open for {direction}")))
             }
             State::Open => Ok(()),
         }

@@ -23,6 +23,20 @@ pub struct Act {
     pub vbase: usize,
 }
 
+impl Act {
+    /// The frame that returns a value into register `dst` of this activation.
+    #[inline]
+    fn ret_frame(&self, dst: u16) -> Frame {
+        Frame {
+            kind: fk::RET,
+            dst,
+            pc: self.pc as u32,
+            pbase: self.pbase as u32,
+            vbase: self.vbase as u32,
+        }
+    }
+}
+
 /// Where an application's callee goes.
 #[derive(Clone, Copy)]
 enum Mode {
@@ -631,13 +645,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let m = self.heap.deref(rp!(get!(pool, args as usize)));
                     let h = rp!(get!(pool, args as usize + 1));
                     let w = rp!(get!(pool, args as usize + 2));
-                    t.frames.push(Frame {
-                        kind: fk::RET,
-                        dst,
-                        pc: a.pc as u32,
-                        pbase: a.pbase as u32,
-                        vbase: a.vbase as u32,
-                    });
+                    t.frames.push(a.ret_frame(dst));
                     let slot = t.ptrs.len();
                     let vslot = t.vals.len();
                     t.ptrs.push(h);
@@ -874,13 +882,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     t.ptrs.truncate(a.pbase);
                     t.vals.truncate(a.vbase);
                 } else {
-                    t.frames.push(Frame {
-                        kind: fk::RET,
-                        dst: reg,
-                        pc: a.pc as u32,
-                        pbase: a.pbase as u32,
-                        vbase: a.vbase as u32,
-                    });
+                    t.frames.push(a.ret_frame(reg));
                 }
                 let slot = t.ptrs.len();
                 let vslot = t.vals.len();
@@ -1104,13 +1106,7 @@ impl<'p, 'io> Pe<'p, 'io> {
         }
         let (mut base, vb) = match mode {
             Mode::Call(dst) => {
-                t.frames.push(Frame {
-                    kind: fk::RET,
-                    dst,
-                    pc: a.pc as u32,
-                    pbase: a.pbase as u32,
-                    vbase: a.vbase as u32,
-                });
+                t.frames.push(a.ret_frame(dst));
                 (t.ptrs.len(), t.vals.len())
             }
             Mode::Tail => (a.pbase, a.vbase),
