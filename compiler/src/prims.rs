@@ -269,6 +269,7 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "edenGate" => rt(&[Int, World], Any, Prim::EdenGate),
         "conFields" => rt(&[Any], Any, Prim::ConFields),
         "listCell" => rt(&[Any], Int, Prim::ListCell),
+        "normalForm" => rt(&[Any], Int, Prim::NormalForm),
         _ => return None,
     };
     Some(PrimInfo {
@@ -458,6 +459,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 147);
+        assert_eq!(count, 148);
     }
 }

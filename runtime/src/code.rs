@@ -358,6 +358,9 @@ pub enum Prim {
     ConFields,
     /// An evaluated value: 0 for [], 1 for (:), 2 for anything else.
     ListCell,
+    /// Any value: 1 if it is in normal form (no thunk in it, found within
+    /// a walk of `NF_WALK` nodes), else 0. Evaluates nothing.
+    NormalForm,
     /// IO. Any value: a new mutable cell (MUTVAR) holding it.
     NewIORef,
     /// IO. An evaluated cell: its value (unevaluated, as it was written).

@@ -56,7 +56,7 @@ fn run_holding_a_head(chunk_timeout: Duration) -> (Vec<PeStats>, bool) {
         PeId(1),
         PeId(0),
         Kind::Head,
-        codec::encode(Kind::Head, &[7]),
+        codec::Writer::new(Kind::Head).word(7).finish(),
     );
     pes[1].send_envelope(head);
     let (r, _) = sim::run(&mut pes, &Grid::uniform(2).unwrap(), main);
@@ -72,7 +72,7 @@ fn packet_a_held_head_leaves_when_the_run_ends() {
     assert!(!held, "a message was left in a send buffer");
     let p = &stats[1].packets;
     assert_eq!((p.sent, p.messages, p.idle), (1, 1, 1), "{p:?}");
-    assert_eq!(stats[1].messages.get("HEAD"), Some(&(1, 16)));
+    assert_eq!(stats[1].messages.get("HEAD"), Some(&(1, 2)));
 }
 
 #[test]

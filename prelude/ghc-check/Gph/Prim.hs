@@ -154,6 +154,7 @@ module Gph.Prim
   , primEdenSendValue
   , primConFields
   , primListCell
+  , primNormalForm
   ) where
 
 import "base" Prelude (Int, Integer, Double, Char, IO, Bool(False, True))
@@ -667,6 +668,9 @@ primConFields = edenOnly "conFields"
 
 primListCell :: a -> Int
 primListCell = edenOnly "listCell"
+
+primNormalForm :: a -> Int
+primNormalForm = edenOnly "normalForm"
 
 -- The access class of Gph.Prim for the Prelude's Ratio (its instance is in
 -- the Prelude).

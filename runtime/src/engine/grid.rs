@@ -395,11 +395,16 @@ impl Grid {
     /// Time for a message of `bytes` bytes from `from` to `to` to arrive, in
     /// seconds: latency + bytes / bandwidth.
     pub fn transit(&self, from: PeId, to: PeId, bytes: usize) -> f64 {
+        self.latency(from, to) + self.wire_time(from, to, bytes)
+    }
+
+    /// How long `bytes` bytes take on the wire from `from` to `to` (0 for
+    /// a PE to itself): the size over the bandwidth.
+    pub fn wire_time(&self, from: PeId, to: PeId, bytes: usize) -> f64 {
         if from == to {
             0.0
         } else {
-            let n = self.net(from, to);
-            n.latency + bytes as f64 / n.bandwidth
+            bytes as f64 / self.net(from, to).bandwidth
         }
     }
 

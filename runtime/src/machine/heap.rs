@@ -291,6 +291,31 @@ impl Heap {
         }
     }
 
+    /// Whether the value at `p` is in normal form: no thunk (or anything
+    /// else a walk to normal form would evaluate or wait for) reachable
+    /// through constructors and arrays, as `rnf` walks; partial
+    /// applications and functions count as values, as there. Gives up
+    /// (false) after `limit` nodes, so a large or cyclic value costs at
+    /// most that; evaluates nothing.
+    pub fn normal_form(&self, p: Ptr, limit: usize) -> bool {
+        let mut todo = vec![p];
+        let mut seen = 0;
+        while let Some(q) = todo.pop() {
+            seen += 1;
+            if seen > limit {
+                return false;
+            }
+            let q = self.deref(q);
+            let h = self.hdr(q);
+            match h_kind(h) {
+                kind::CON | kind::ARRAY => todo.extend((0..h_size(h)).map(|i| self.field(q, i))),
+                k if is_value_kind(k) => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// Words in use in the dynamic area.
     pub fn live_words(&self) -> usize {
         self.hp - self.static_end

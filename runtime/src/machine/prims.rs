@@ -12,6 +12,11 @@ use crate::machine::heap::{h_info, h_kind, h_size, header, kind, Ptr, MAX_NODE_W
 use crate::machine::io::IoErr;
 use crate::machine::pe::{err, Pe, Stop, Thrown};
 use crate::machine::thread::Thread;
+
+/// The most nodes `primNormalForm` looks at: far more than a stream
+/// element usually has, few enough that a walk that gives up (leaving the
+/// library to walk the value with `rnf`) costs little beside that.
+const NF_WALK: usize = 4096;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer_like::*;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -530,6 +535,7 @@ pub fn prim(
                 Vec::new()
             })
         }
+        NormalForm => R::Int(pe.heap.normal_form(pe.arg(t, a(0)), NF_WALK) as i64),
         ListCell => {
             let x = pe.arg(t, a(0));
             let h = pe.heap.hdr(x);

@@ -139,7 +139,7 @@ pub fn pack(
                 out.push(NODE);
             }
             out.push(h);
-            let pointers = matches!(k, kind::CON | kind::PAP | kind::THUNK | kind::ARRAY);
+            let pointers = has_pointers(k);
             for i in 0..n {
                 let w = heap.word(p, i);
                 if !pointers {
@@ -296,6 +296,212 @@ fn entries(p: &[u64]) -> Result<Vec<Entry<'_>>, String> {
     Ok(out)
 }
 
+/// Whether a node of kind `k` has pointer fields (else raw words).
+fn has_pointers(k: u8) -> bool {
+    matches!(k, kind::CON | kind::PAP | kind::THUNK | kind::ARRAY)
+}
+
+// The dense form of a packed graph on the wire (`write_graph`): the entry
+// count, then each entry as a first byte and what follows it, numbers in
+// LEB128 (`codec`):
+// * a node or a moved thunk: `NODE_BYTE | kind` or `THUNK_BYTE | kind`,
+//   plus `SHORT` when its header is the usual one of a number or a
+//   character (one word, no info); a moved thunk's old address and weight;
+//   unless SHORT, its size and info; then its fields: a pointer as the
+//   distance from this entry to its target's (zigzag, so a child written
+//   just after is 1 byte), an Int as its zigzag value, a Double as its 8
+//   bytes, any other raw word as itself;
+// * `STATIC_BYTE` and the node's address; `FETCHME_BYTE` or `MUTREF_BYTE`
+//   and the global address and weight; `RAISE_BYTE`, the message's length
+//   and its bytes.
+// An Int in a list takes 9 bytes (a cons cell of 5, the number of 3 or
+// less), against 56 as 64-bit words.
+const NODE_BYTE: u8 = 0x00;
+const THUNK_BYTE: u8 = 0x40;
+const SHORT: u8 = 0x20;
+const STATIC_BYTE: u8 = 0x80;
+const FETCHME_BYTE: u8 = 0x81;
+const MUTREF_BYTE: u8 = 0x82;
+const RAISE_BYTE: u8 = 0x83;
+
+fn zigzag(x: i64) -> u64 {
+    ((x << 1) ^ (x >> 63)) as u64
+}
+
+fn unzigzag(x: u64) -> i64 {
+    (x >> 1) as i64 ^ -((x & 1) as i64)
+}
+
+/// Appends `g` (a graph [`pack`] made) to `out` in the dense form.
+pub fn write_graph(g: &[u64], out: &mut Vec<u8>) {
+    use crate::machine::heap::h_info;
+    use crate::parallel::protocol::codec::put_word;
+    // A graph of our own making is well formed.
+    let es = entries(g).expect("pack makes well-formed graphs");
+    put_word(out, es.len() as u64);
+    let address = |out: &mut Vec<u8>, ga: &GlobalAddr, w: &Weight| {
+        put_word(out, ga.pe.0 as u64);
+        put_word(out, ga.slot as u64);
+        put_word(out, w.0);
+    };
+    for (i, e) in es.iter().enumerate() {
+        let (h, fields) = match e {
+            Entry::Static(p) => {
+                out.push(STATIC_BYTE);
+                put_word(out, p.0 as u64);
+                continue;
+            }
+            Entry::FetchMe { ga, weight } | Entry::MutRef { ga, weight } => {
+                out.push(if matches!(e, Entry::FetchMe { .. }) {
+                    FETCHME_BYTE
+                } else {
+                    MUTREF_BYTE
+                });
+                address(out, ga, weight);
+                continue;
+            }
+            Entry::Raise(msg) => {
+                out.push(RAISE_BYTE);
+                put_word(out, msg.len() as u64);
+                out.extend_from_slice(msg.as_bytes());
+                continue;
+            }
+            Entry::Node { h, fields } | Entry::Thunk { h, fields, .. } => (*h, *fields),
+        };
+        let k = h_kind(h);
+        let short = h == header(k, 1, 0) && !has_pointers(k);
+        let first = if matches!(e, Entry::Thunk { .. }) {
+            THUNK_BYTE
+        } else {
+            NODE_BYTE
+        };
+        out.push(first | k | if short { SHORT } else { 0 });
+        if let Entry::Thunk { old, weight, .. } = e {
+            address(out, old, weight);
+        }
+        if !short {
+            put_word(out, h_size(h) as u64);
+            put_word(out, h_info(h) as u64);
+        }
+        for &w in fields {
+            match k {
+                _ if has_pointers(k) => put_word(out, zigzag((w as i64).wrapping_sub(i as i64))),
+                kind::INT | kind::SMALLINT => put_word(out, zigzag(w as i64)),
+                kind::DOUBLE => out.extend_from_slice(&w.to_le_bytes()),
+                _ => put_word(out, w),
+            }
+        }
+    }
+}
+
+/// Reads a graph in the dense form from the front of `bytes` (advancing
+/// it) back into [`pack`]'s words; an error, never a panic, for garbage.
+pub fn read_graph(bytes: &mut &[u8]) -> Result<PackedGraph, String> {
+    use crate::parallel::protocol::codec::take_word;
+    let bad = || "a malformed graph".to_string();
+    let word = |b: &mut &[u8]| take_word(b).ok_or_else(bad);
+    let n = word(bytes)?;
+    // Every entry takes a byte at least.
+    if n > bytes.len() as u64 {
+        return Err(bad());
+    }
+    let mut g: PackedGraph = Vec::with_capacity(1 + 4 * n as usize);
+    g.push(n);
+    for i in 0..n {
+        let (&first, rest) = bytes.split_first().ok_or_else(bad)?;
+        *bytes = rest;
+        match first {
+            STATIC_BYTE => {
+                let p = word(bytes)?;
+                g.push(STATIC | p.checked_shl(32).filter(|_| p >> 32 == 0).ok_or_else(bad)?);
+            }
+            FETCHME_BYTE | MUTREF_BYTE => {
+                g.push(if first == FETCHME_BYTE {
+                    FETCHME
+                } else {
+                    MUTREF
+                });
+                for _ in 0..3 {
+                    g.push(word(bytes)?);
+                }
+            }
+            RAISE_BYTE => {
+                let len = word(bytes)?;
+                let len = usize::try_from(len)
+                    .ok()
+                    .filter(|&l| l <= bytes.len())
+                    .ok_or_else(bad)?;
+                let (msg, rest) = bytes.split_at(len);
+                *bytes = rest;
+                g.extend([RAISE, len as u64]);
+                g.extend(msg.chunks(8).map(|c| {
+                    let mut x = [0u8; 8];
+                    x[..c.len()].copy_from_slice(c);
+                    u64::from_le_bytes(x)
+                }));
+            }
+            _ if first < 0x80 => {
+                let k = first & 0x1f;
+                if k == 0 || k > kind::MUTREF {
+                    return Err(bad());
+                }
+                if first & THUNK_BYTE != 0 {
+                    g.push(THUNK);
+                    for _ in 0..3 {
+                        g.push(word(bytes)?);
+                    }
+                } else {
+                    g.push(NODE);
+                }
+                let h = if first & SHORT != 0 {
+                    header(k, 1, 0)
+                } else {
+                    let size = word(bytes)?;
+                    let info = word(bytes)?;
+                    if size > 0xff_ffff || info > u32::MAX as u64 || size > bytes.len() as u64 {
+                        return Err(bad());
+                    }
+                    header(k, size as u32, info as u32)
+                };
+                g.push(h);
+                for _ in 0..h_size(h) {
+                    g.push(match k {
+                        _ if has_pointers(k) => {
+                            (i as i64).wrapping_add(unzigzag(word(bytes)?)) as u64
+                        }
+                        kind::INT | kind::SMALLINT => unzigzag(word(bytes)?) as u64,
+                        kind::DOUBLE => {
+                            let (b, rest) = bytes.split_first_chunk::<8>().ok_or_else(bad)?;
+                            *bytes = rest;
+                            u64::from_le_bytes(*b)
+                        }
+                        _ => word(bytes)?,
+                    });
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(g)
+}
+
+/// A small well-formed graph (a cons of an Int and a static node), for
+/// the messages' tests.
+#[cfg(test)]
+pub fn sample_graph() -> PackedGraph {
+    vec![
+        3,
+        NODE,
+        header(kind::CON, 2, 1),
+        1,
+        2,
+        NODE,
+        header(kind::INT, 1, 0),
+        (-5i64) as u64,
+        STATIC,
+    ]
+}
+
 /// Heap words unpacking `p` may need (ensure them before [`unpack`]).
 pub fn unpack_words(p: &[u64]) -> Result<usize, String> {
     Ok(entries(p)?
@@ -368,7 +574,7 @@ pub fn unpack(
             Entry::Node { h, fields } | Entry::Thunk { h, fields, .. } => (*h, *fields),
             _ => continue,
         };
-        let pointers = matches!(h_kind(h), kind::CON | kind::PAP | kind::THUNK | kind::ARRAY);
+        let pointers = has_pointers(h_kind(h));
         for (i, &w) in fields.iter().enumerate() {
             let v = if pointers {
                 ptrs.get(w as usize)
@@ -510,6 +716,15 @@ mod tests {
                 8 + rng.next(100) as usize
             };
             let graph = pack(&mut ha, &mut ga, &[], root, Moves::NONE, limit);
+            // The dense form on the wire is the same graph.
+            let mut wire = Vec::new();
+            write_graph(&graph, &mut wire);
+            let mut rest = &wire[..];
+            assert_eq!(read_graph(&mut rest).unwrap(), graph);
+            assert!(rest.is_empty());
+            for cut in 0..wire.len() {
+                assert!(read_graph(&mut &wire[..cut]).is_err());
+            }
             let root_words = 5 + h_size(ha.hdr(ha.deref(root)));
             assert!(graph.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
             let mut hb = heap();

@@ -12,7 +12,8 @@
 
 use crate::parallel::eden::Chan;
 use crate::parallel::pack::PackedGraph;
-use crate::parallel::protocol::{codec, Kind, Protocol};
+use crate::parallel::protocol::codec::{Reader, Writer};
+use crate::parallel::protocol::{Kind, Protocol};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -59,85 +60,101 @@ impl Message {
         }
     }
 
+    /// The message as bytes (`codec`): a channel as its four parts.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Vec::new();
+        let mut w = Writer::new(self.kind());
+        let chan = |w: &mut Writer, c: &Chan| {
+            w.word(c.pe.0 as u64)
+                .word(c.owner.0 as u64)
+                .word(c.n as u64)
+                .word(c.comp as u64);
+        };
         match self {
             Message::Create { input, graph } => {
-                w.push(input.word());
-                w.extend_from_slice(graph);
+                chan(&mut w, input);
+                w.graph(graph);
             }
             Message::Split {
-                chan,
+                chan: c,
                 thread,
                 con,
                 arity,
-            } => w.extend([chan.word(), *thread as u64, *con as u64, *arity as u64]),
+            } => {
+                chan(&mut w, c);
+                w.word(*thread as u64).word(*con as u64).word(*arity as u64);
+            }
             Message::Head {
-                chan,
+                chan: c,
                 thread,
                 graph,
             }
             | Message::Value {
-                chan,
+                chan: c,
                 thread,
                 graph,
             } => {
-                w.extend([chan.word(), *thread as u64]);
-                w.extend_from_slice(graph);
+                chan(&mut w, c);
+                w.word(*thread as u64).graph(graph);
             }
-            Message::Terminate { chan, thread } => w.extend([chan.word(), *thread as u64]),
-            Message::Credit { chan, thread, n } => {
-                w.extend([chan.word(), *thread as u64, *n as u64])
+            Message::Terminate { chan: c, thread } => {
+                chan(&mut w, c);
+                w.word(*thread as u64);
+            }
+            Message::Credit { chan: c, thread, n } => {
+                chan(&mut w, c);
+                w.word(*thread as u64).word(*n as u64);
             }
         }
-        codec::encode(self.kind(), &w)
+        w.finish()
     }
 
-    pub fn from_fields(kind: Kind, f: &[u64]) -> Result<Message, String> {
+    /// The Eden message `r` holds (its kind already read).
+    pub fn read(r: &mut Reader) -> Result<Message, String> {
+        let kind = r.kind();
         if kind.protocol() != Protocol::Eden {
             return Err(format!("{} is not Eden's", kind.name()));
         }
+        let chan = Chan {
+            pe: r.pe()?,
+            owner: r.pe()?,
+            n: r.word32()?,
+            comp: u8::try_from(r.word()?).map_err(|_| "a channel's component over 255")?,
+        };
         if kind == Kind::Create {
-            codec::need(kind, f, 1)?;
             return Ok(Message::Create {
-                input: Chan::from_word(f[0]),
-                graph: f[1..].to_vec(),
+                input: chan,
+                graph: r.graph()?,
             });
         }
-        // Every other message names a channel and its sending thread.
-        codec::need(kind, f, 2)?;
-        let (chan, thread) = (Chan::from_word(f[0]), f[1] as u32);
-        Ok(match kind {
-            Kind::Split => {
-                codec::need(kind, f, 4)?;
-                Message::Split {
-                    chan,
-                    thread,
-                    con: f[2] as u32,
-                    arity: f[3] as u32,
-                }
-            }
+        // Every other message names its sending thread.
+        let thread = r.word32()?;
+        let m = match kind {
+            Kind::Split => Message::Split {
+                chan,
+                thread,
+                con: r.word32()?,
+                arity: r.word32()?,
+            },
             Kind::Head => Message::Head {
                 chan,
                 thread,
-                graph: f[2..].to_vec(),
+                graph: r.graph()?,
             },
             Kind::Value => Message::Value {
                 chan,
                 thread,
-                graph: f[2..].to_vec(),
+                graph: r.graph()?,
             },
-            Kind::Credit => {
-                codec::need(kind, f, 3)?;
-                Message::Credit {
-                    chan,
-                    thread,
-                    n: f[2] as u32,
-                }
-            }
+            Kind::Credit => Message::Credit {
+                chan,
+                thread,
+                n: r.word32()?,
+            },
             Kind::Terminate => Message::Terminate { chan, thread },
             _ => unreachable!("{} is CREATE or not Eden's", kind.name()),
-        })
+        };
+        r.end()?;
+        Ok(m)
     }
 }
 
@@ -157,7 +174,7 @@ mod tests {
         for m in [
             Message::Create {
                 input: chan,
-                graph: vec![1, 2, 3],
+                graph: crate::parallel::pack::sample_graph(),
             },
             Message::Split {
                 chan,
@@ -168,12 +185,12 @@ mod tests {
             Message::Head {
                 chan,
                 thread: 5,
-                graph: vec![7],
+                graph: crate::parallel::pack::sample_graph(),
             },
             Message::Value {
                 chan,
                 thread: 6,
-                graph: vec![],
+                graph: crate::parallel::pack::sample_graph(),
             },
             Message::Terminate { chan, thread: 8 },
             Message::Credit {
@@ -182,8 +199,19 @@ mod tests {
                 n: 1024,
             },
         ] {
-            let (k, f) = codec::decode(&m.encode()).unwrap();
-            assert_eq!(Message::from_fields(k, &f).unwrap(), m);
+            let bytes = m.encode();
+            assert_eq!(
+                Message::read(&mut Reader::open(&bytes).unwrap()).unwrap(),
+                m
+            );
+            // Cut short anywhere, it is an error.
+            for n in 1..bytes.len() {
+                let r = Reader::open(&bytes[..n]);
+                assert!(
+                    r.and_then(|mut r| Message::read(&mut r)).is_err(),
+                    "{m:?} cut at {n}"
+                );
+            }
         }
     }
 
@@ -197,8 +225,10 @@ mod tests {
             Kind::Terminate,
             Kind::Credit,
         ] {
-            assert!(Message::from_fields(k, &[]).is_err());
+            let bytes = [k as u8];
+            assert!(Message::read(&mut Reader::open(&bytes).unwrap()).is_err());
         }
-        assert!(Message::from_fields(Kind::Fish, &[0, 0]).is_err());
+        let fish = [Kind::Fish as u8, 0, 0];
+        assert!(Message::read(&mut Reader::open(&fish).unwrap()).is_err());
     }
 }

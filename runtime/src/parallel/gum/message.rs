@@ -14,7 +14,8 @@
 use crate::parallel::ga::{GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
 use crate::parallel::pack::PackedGraph;
-use crate::parallel::protocol::{codec, Kind};
+use crate::parallel::protocol::codec::{Reader, Writer};
+use crate::parallel::protocol::Kind;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -48,9 +49,15 @@ pub enum Message {
     },
 }
 
-fn ga_words(out: &mut Vec<u64>, ga: GlobalAddr) {
-    out.push(ga.pe.0 as u64);
-    out.push(ga.slot as u64);
+fn put_ga(w: &mut Writer, ga: GlobalAddr) {
+    w.word(ga.pe.0 as u64).word(ga.slot as u64);
+}
+
+fn take_ga(r: &mut Reader) -> Result<GlobalAddr, String> {
+    Ok(GlobalAddr {
+        pe: r.pe()?,
+        slot: r.word32()?,
+    })
 }
 
 impl Message {
@@ -65,106 +72,89 @@ impl Message {
         }
     }
 
-    /// The message as bytes: a kind word, then the fields as words.
+    /// The message as bytes (`codec`).
     pub fn encode(&self) -> Vec<u8> {
-        let mut w: Vec<u64> = Vec::new();
+        let mut w = Writer::new(self.kind());
         match self {
-            Message::Fish { origin, age } => w.extend([origin.0 as u64, *age as u64]),
-            Message::Schedule { graph } => w.extend_from_slice(graph),
+            Message::Fish { origin, age } => {
+                w.word(origin.0 as u64).word(*age as u64);
+            }
+            Message::Schedule { graph } => {
+                w.graph(graph);
+            }
             Message::Fetch {
                 target,
                 reply,
                 weight,
             } => {
-                ga_words(&mut w, *target);
-                ga_words(&mut w, *reply);
-                w.push(weight.0);
+                put_ga(&mut w, *target);
+                put_ga(&mut w, *reply);
+                w.word(weight.0);
             }
             Message::Resume {
                 reply,
                 weight,
                 graph,
             } => {
-                w.extend([*reply as u64, weight.0]);
-                w.extend_from_slice(graph);
+                w.word(*reply as u64).word(weight.0).graph(graph);
             }
             Message::Ack { moved } => {
                 for (slot, ga, wt) in moved {
-                    w.push(*slot as u64);
-                    ga_words(&mut w, *ga);
-                    w.push(wt.0);
+                    w.word(*slot as u64);
+                    put_ga(&mut w, *ga);
+                    w.word(wt.0);
                 }
             }
             Message::Free { weights } => {
                 for (slot, wt) in weights {
-                    w.extend([*slot as u64, wt.0]);
+                    w.word(*slot as u64).word(wt.0);
                 }
             }
         }
-        codec::encode(self.kind(), &w)
+        w.finish()
     }
 
     /// A GUM message from its bytes.
     pub fn decode(bytes: &[u8]) -> Result<Message, String> {
-        let (kind, fields) = codec::decode(bytes)?;
-        Message::from_fields(kind, &fields)
+        Message::read(&mut Reader::open(bytes)?)
     }
 
-    /// A GUM message of kind `kind` from its fields.
-    pub fn from_fields(kind: Kind, f: &[u64]) -> Result<Message, String> {
-        let ga = |i: usize| GlobalAddr {
-            pe: PeId(f[i] as u16),
-            slot: f[i + 1] as u32,
+    /// The GUM message `r` holds (its kind already read).
+    pub fn read(r: &mut Reader) -> Result<Message, String> {
+        let m = match r.kind() {
+            Kind::Fish => Message::Fish {
+                origin: r.pe()?,
+                age: r.word32()?,
+            },
+            Kind::Schedule => Message::Schedule { graph: r.graph()? },
+            Kind::Fetch => Message::Fetch {
+                target: take_ga(r)?,
+                reply: take_ga(r)?,
+                weight: Weight(r.word()?),
+            },
+            Kind::Resume => Message::Resume {
+                reply: r.word32()?,
+                weight: Weight(r.word()?),
+                graph: r.graph()?,
+            },
+            Kind::Ack => {
+                let mut moved = Vec::new();
+                while !r.at_end() {
+                    moved.push((r.word32()?, take_ga(r)?, Weight(r.word()?)));
+                }
+                Message::Ack { moved }
+            }
+            Kind::Free => {
+                let mut weights = Vec::new();
+                while !r.at_end() {
+                    weights.push((r.word32()?, Weight(r.word()?)));
+                }
+                Message::Free { weights }
+            }
+            k => return Err(format!("{} is not GUM's", k.name())),
         };
-        let need = |n: usize| codec::need(kind, f, n);
-        Ok(match kind {
-            Kind::Fish => {
-                need(2)?;
-                Message::Fish {
-                    origin: PeId(f[0] as u16),
-                    age: f[1] as u32,
-                }
-            }
-            Kind::Schedule => Message::Schedule { graph: f.to_vec() },
-            Kind::Fetch => {
-                need(5)?;
-                Message::Fetch {
-                    target: ga(0),
-                    reply: ga(2),
-                    weight: Weight(f[4]),
-                }
-            }
-            Kind::Resume => {
-                need(2)?;
-                Message::Resume {
-                    reply: f[0] as u32,
-                    weight: Weight(f[1]),
-                    graph: f[2..].to_vec(),
-                }
-            }
-            Kind::Ack => Message::Ack {
-                moved: f
-                    .chunks_exact(4)
-                    .map(|c| {
-                        (
-                            c[0] as u32,
-                            GlobalAddr {
-                                pe: PeId(c[1] as u16),
-                                slot: c[2] as u32,
-                            },
-                            Weight(c[3]),
-                        )
-                    })
-                    .collect(),
-            },
-            Kind::Free => Message::Free {
-                weights: f
-                    .chunks_exact(2)
-                    .map(|c| (c[0] as u32, Weight(c[1])))
-                    .collect(),
-            },
-            _ => return Err(format!("{} is not GUM's", kind.name())),
-        })
+        r.end()?;
+        Ok(m)
     }
 }
 
@@ -184,7 +174,7 @@ mod tests {
                 age: 3,
             },
             Message::Schedule {
-                graph: vec![1, 2, 3],
+                graph: crate::parallel::pack::sample_graph(),
             },
             Message::Fetch {
                 target: ga,
@@ -197,7 +187,7 @@ mod tests {
             Message::Resume {
                 reply: 9,
                 weight: Weight(4),
-                graph: vec![],
+                graph: crate::parallel::pack::sample_graph(),
             },
             Message::Ack {
                 moved: vec![(1, ga, Weight(8)), (2, ga, Weight(16))],
@@ -209,6 +199,13 @@ mod tests {
         for m in all {
             let b = m.encode();
             assert_eq!(Message::decode(&b).unwrap(), m);
+            // Cut short, it is an error (ACK and FREE, lists, may also
+            // be shorter lists).
+            let lists = matches!(m, Message::Ack { .. } | Message::Free { .. });
+            for n in 1..b.len() {
+                let r = Message::decode(&b[..n]);
+                assert!(lists || r.is_err(), "{m:?} cut at {n}");
+            }
         }
     }
 

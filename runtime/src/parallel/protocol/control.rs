@@ -3,7 +3,8 @@
 //! error: the main PE ends the run with it).
 
 use crate::machine::pe::{Pe, Stop};
-use crate::parallel::protocol::{codec, Kind};
+use crate::parallel::protocol::codec::{Reader, Writer};
+use crate::parallel::protocol::Kind;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
@@ -19,38 +20,24 @@ impl Control {
         }
     }
 
-    /// FAIL's fields: the message's length in bytes, then its UTF-8 bytes
-    /// eight to a word.
+    /// FAIL's field: the message's text.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Vec::new();
+        let mut w = Writer::new(self.kind());
         if let Control::Fail { message } = self {
-            let b = message.as_bytes();
-            w.push(b.len() as u64);
-            for c in b.chunks(8) {
-                let mut x = [0u8; 8];
-                x[..c.len()].copy_from_slice(c);
-                w.push(u64::from_le_bytes(x));
-            }
+            w.text(message);
         }
-        codec::encode(self.kind(), &w)
+        w.finish()
     }
 
-    pub fn from_fields(kind: Kind, f: &[u64]) -> Result<Control, String> {
-        match kind {
-            Kind::Finish => Ok(Control::Finish),
-            Kind::Fail => {
-                codec::need(kind, f, 1)?;
-                let n = f[0] as usize;
-                let bytes: Vec<u8> = f[1..].iter().flat_map(|x| x.to_le_bytes()).collect();
-                if bytes.len() < n {
-                    return Err("a truncated FAIL message".into());
-                }
-                Ok(Control::Fail {
-                    message: String::from_utf8_lossy(&bytes[..n]).into_owned(),
-                })
-            }
-            k => Err(format!("{} is not a control message", k.name())),
-        }
+    /// The control message `r` holds (its kind already read).
+    pub fn read(r: &mut Reader) -> Result<Control, String> {
+        let m = match r.kind() {
+            Kind::Finish => Control::Finish,
+            Kind::Fail => Control::Fail { message: r.text()? },
+            k => return Err(format!("{} is not a control message", k.name())),
+        };
+        r.end()?;
+        Ok(m)
     }
 }
 
@@ -77,8 +64,11 @@ mod tests {
                 message: "head: empty list – ünïcode".into(),
             },
         ] {
-            let (kind, fields) = codec::decode(&m.encode()).unwrap();
-            assert_eq!(Control::from_fields(kind, &fields).unwrap(), m);
+            let bytes = m.encode();
+            assert_eq!(
+                Control::read(&mut Reader::open(&bytes).unwrap()).unwrap(),
+                m
+            );
         }
     }
 }

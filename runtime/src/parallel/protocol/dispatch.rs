@@ -15,7 +15,8 @@ impl Pe<'_, '_> {
     /// Handles a message from another PE.
     pub fn receive(&mut self, env: &Envelope) -> Result<(), Stop> {
         self.handled_in_a_row += 1;
-        let (kind, fields) = codec::decode(&env.payload).map_err(internal)?;
+        let mut r = codec::Reader::open(&env.payload).map_err(internal)?;
+        let kind = r.kind();
         self.obs.emit(Event::Receive {
             from: env.from,
             kind,
@@ -24,11 +25,11 @@ impl Pe<'_, '_> {
         });
         match kind.protocol() {
             Protocol::Gum => {
-                let m = Message::from_fields(kind, &fields).map_err(internal)?;
+                let m = Message::read(&mut r).map_err(internal)?;
                 self.gum_receive(env.from, m)?;
             }
             Protocol::Eden => {
-                let m = eden::message::Message::from_fields(kind, &fields).map_err(internal)?;
+                let m = eden::message::Message::read(&mut r).map_err(internal)?;
                 self.eden_receive(env.from, m)?;
             }
             Protocol::Transport => {
@@ -37,7 +38,7 @@ impl Pe<'_, '_> {
                 ));
             }
             Protocol::Control => {
-                let m = Control::from_fields(kind, &fields).map_err(internal)?;
+                let m = Control::read(&mut r).map_err(internal)?;
                 control::receive(self, m)?;
             }
         }

@@ -1,8 +1,9 @@
 //! How messages travel between PEs and reach their protocol.
 //!
 //! Every message is an [`envelope::Envelope`] whose payload starts with a
-//! kind word ([`Kind`], the same numbering for every protocol) followed by
-//! the message's fields as 64-bit words (`codec`). `dispatch` is the one
+//! kind ([`Kind`], the same numbering for every protocol) followed by the
+//! message's fields, numbers in LEB128 and packed graphs in their dense
+//! form (`codec`). `dispatch` is the one
 //! place that knows every kind: it hands each message to its protocol:
 //!
 //! | protocol | kinds | where |

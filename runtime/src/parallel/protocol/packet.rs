@@ -36,7 +36,7 @@
 
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::{codec, Kind};
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -55,13 +55,21 @@ pub const DEFAULT_PACKET_SIZE: usize = 64 << 10;
 /// for the timeout of an idle producer.
 pub const DEFAULT_CHUNK_TIMEOUT: Duration = Duration::from_millis(1);
 
-/// A packet's header: its kind word (PACKET) and its number of messages.
-const HEADER_BYTES: usize = 16;
+/// A packet's header: its kind (one byte) and its number of messages (a
+/// 32-bit word).
+const HEADER_BYTES: usize = 5;
+/// The smallest message: a kind byte alone (FINISH).
+const MIN_MESSAGE_BYTES: usize = 1;
+/// The smallest entry header (three one-byte numbers).
+const MIN_ENTRY_BYTES: usize = 3;
+
 /// Each message's header in a packet: its kind, the lengths of its payload
-/// and of its piggyback.
-const ENTRY_BYTES: usize = 24;
-/// The smallest message: a kind word alone (FINISH).
-const MIN_MESSAGE_BYTES: usize = 8;
+/// and of its piggyback, in LEB128 (`codec`).
+fn entry_bytes(env: &Envelope) -> usize {
+    codec::word_len(env.kind as u64)
+        + codec::word_len(env.payload.len() as u64)
+        + codec::word_len(env.piggyback.len() as u64)
+}
 
 /// How a PE gathers its messages into packets (`--no-chunking`,
 /// `--packet-size`, `--chunk-timeout`).
@@ -150,7 +158,7 @@ impl SendBuffers {
         if self.buffers.len() <= to {
             self.buffers.resize_with(to + 1, Buffer::default);
         }
-        let entry = ENTRY_BYTES + env.size();
+        let entry = entry_bytes(&env) + env.size();
         // The engines hold a whole envelope back, so a held message
         // shares it with no other.
         let alone = env.size() > size || !env.hold.is_zero();
@@ -159,7 +167,7 @@ impl SendBuffers {
             self.flush(to, Flush::Full);
         }
         let b = &mut self.buffers[to];
-        let full = || HEADER_BYTES + b.bytes + entry + ENTRY_BYTES + MIN_MESSAGE_BYTES > size;
+        let full = || HEADER_BYTES + b.bytes + entry + MIN_ENTRY_BYTES + MIN_MESSAGE_BYTES > size;
         let why = if env.kind.urgent() {
             Some(Flush::Urgent)
         } else if !self.chunking.enabled || alone || full() {
@@ -261,24 +269,23 @@ impl SendBuffers {
 }
 
 /// Several messages for one PE (at least two, all from one PE) as one
-/// envelope of kind PACKET. Its payload, in the words of `codec` (64 bits,
-/// little-endian): PACKET, the number of messages, then each message's
-/// kind, its payload's length and its piggyback's in bytes, followed by
+/// envelope of kind PACKET. Its payload: PACKET (a byte), the number of
+/// messages (32 bits, little-endian), then each message's kind, its
+/// payload's length and its piggyback's in bytes (LEB128), followed by
 /// the payload and the piggyback themselves.
 pub fn bundle(messages: &[Envelope]) -> Envelope {
     let bytes = HEADER_BYTES
         + messages
             .iter()
-            .map(|m| ENTRY_BYTES + m.size())
+            .map(|m| entry_bytes(m) + m.size())
             .sum::<usize>();
     let mut out = Vec::with_capacity(bytes);
-    let word = |out: &mut Vec<u8>, w: usize| out.extend_from_slice(&(w as u64).to_le_bytes());
-    word(&mut out, Kind::Packet as usize);
-    word(&mut out, messages.len());
+    out.push(Kind::Packet as u8);
+    out.extend_from_slice(&(messages.len() as u32).to_le_bytes());
     for m in messages {
-        word(&mut out, m.kind as usize);
-        word(&mut out, m.payload.len());
-        word(&mut out, m.piggyback.len());
+        codec::put_word(&mut out, m.kind as u64);
+        codec::put_word(&mut out, m.payload.len() as u64);
+        codec::put_word(&mut out, m.piggyback.len() as u64);
         out.extend_from_slice(&m.payload);
         out.extend_from_slice(&m.piggyback);
     }
@@ -296,14 +303,14 @@ pub fn unbundle(packet: &Envelope) -> Result<Vec<Envelope>, String> {
         bytes: &packet.payload,
         at: 0,
     };
-    let k = r.word()?;
-    if k != Kind::Packet as usize {
+    let k = r.bytes(1)?[0];
+    if k != Kind::Packet as u8 {
         return Err(format!("a packet of kind {k}"));
     }
-    let n = r.word()?;
+    let n = u32::from_le_bytes(r.bytes(4)?.try_into().unwrap_or_default()) as usize;
     // Each message takes an entry at least: a larger count is garbage,
     // and must not make us reserve room for it.
-    if n < 2 || n > r.left() / ENTRY_BYTES {
+    if n < 2 || n > r.left() / MIN_ENTRY_BYTES {
         return Err(format!(
             "a packet of {n} messages in {} bytes",
             packet.payload.len()
@@ -354,10 +361,13 @@ impl Reader<'_> {
         Ok(&self.bytes[self.at - n..self.at])
     }
 
-    /// A word, as a length or an index (one too large for this machine is
-    /// as wrong as any other).
+    /// A number, as a length or an index (one too large for this machine
+    /// is as wrong as any other).
     fn word(&mut self) -> Result<usize, String> {
-        let w = u64::from_le_bytes(self.bytes(8)?.try_into().unwrap_or_default());
+        let mut rest = &self.bytes[self.at..];
+        let w = codec::take_word(&mut rest)
+            .ok_or_else(|| format!("a truncated packet: a number at byte {}", self.at))?;
+        self.at = self.bytes.len() - rest.len();
         Ok(usize::try_from(w).unwrap_or(usize::MAX))
     }
 }
@@ -405,15 +415,17 @@ impl Inbox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parallel::protocol::codec;
 
     const ME: PeId = PeId(0);
+    /// The entry of a message of less than 128 bytes without piggyback.
+    const ENTRY_BYTES: usize = 3;
 
-    /// A message of `kind` for PE `to` with `words` fields (its size is
-    /// 8 bytes more), numbered `id`.
+    /// A message of `kind` for PE `to` of `8 * (words + 1)` bytes (the
+    /// packet layer does not read its messages), numbered `id`.
     fn msg(kind: Kind, to: u16, words: usize, id: u64) -> Envelope {
-        let fields: Vec<u64> = (0..words as u64).map(|w| w * 3 + id).collect();
-        let mut env = Envelope::new(ME, PeId(to), kind, codec::encode(kind, &fields));
+        let mut payload = vec![kind as u8];
+        payload.extend((1..8 * (words + 1)).map(|i| (i as u64 * 3 + id) as u8));
+        let mut env = Envelope::new(ME, PeId(to), kind, payload);
         env.id = id;
         env
     }
@@ -460,10 +472,10 @@ mod tests {
 
     #[test]
     fn packet_flush_a_before_a_message_that_does_not_fit() {
-        // Two HEADs of 24 + 24 bytes leave 40 bytes: room for the smallest
-        // message (32), not for a third HEAD (48), which the first two
+        // Two HEADs of 3 + 24 bytes leave 40 bytes: room for the smallest
+        // message (4), not for a third HEAD (27), which the first two
         // leave before.
-        let mut b = buffers(HEADER_BYTES + 2 * (ENTRY_BYTES + 24) + 40);
+        let mut b = buffers(HEADER_BYTES + 2 * (ENTRY_BYTES + 24) + 26);
         b.add(head(1, 2, 1), 0.0);
         b.add(head(1, 2, 2), 0.0);
         assert!(left(&mut b).is_empty());
@@ -475,9 +487,9 @@ mod tests {
 
     #[test]
     fn packet_flush_b_when_no_further_message_could_fit() {
-        // After two HEADs there are 31 bytes left: less than the smallest
-        // message takes (an entry and a kind word, 32).
-        let size = HEADER_BYTES + 2 * (ENTRY_BYTES + 24) + ENTRY_BYTES + MIN_MESSAGE_BYTES - 1;
+        // After two HEADs there are 3 bytes left: less than the smallest
+        // message takes (an entry and a kind byte, 4).
+        let size = HEADER_BYTES + 2 * (ENTRY_BYTES + 24) + MIN_ENTRY_BYTES + MIN_MESSAGE_BYTES - 1;
         let mut b = buffers(size);
         b.add(head(1, 2, 1), 0.0);
         assert!(left(&mut b).is_empty());
@@ -613,8 +625,8 @@ mod tests {
         ms[1].piggyback = vec![1, 2, 3];
         let mut p = bundle(&ms);
         assert_eq!((p.kind, p.from, p.to), (Kind::Packet, ME, PeId(5)));
-        let sizes: usize = ms.iter().map(|m| m.size()).sum();
-        assert_eq!(p.size(), HEADER_BYTES + 3 * ENTRY_BYTES + sizes);
+        let sizes: usize = ms.iter().map(|m| entry_bytes(m) + m.size()).sum();
+        assert_eq!(p.size(), HEADER_BYTES + sizes);
         p.sent_at = 0.25;
         for m in &mut ms {
             m.sent_at = 0.25;
@@ -629,19 +641,13 @@ mod tests {
             payload,
             ..good.clone()
         };
-        let word = |w: u64| w.to_le_bytes().to_vec();
+        let packet = |n: u32| [vec![Kind::Packet as u8], n.to_le_bytes().to_vec()].concat();
         let cases: Vec<(Vec<u8>, &str)> = vec![
             (vec![], "truncated"),
-            (vec![1, 2, 3], "truncated"),
-            (word(Kind::Head as u64), "a packet of kind"),
-            (
-                [word(Kind::Packet as u64), word(1)].concat(),
-                "of 1 messages",
-            ),
-            (
-                [word(Kind::Packet as u64), word(u64::MAX)].concat(),
-                "messages in",
-            ),
+            (vec![Kind::Packet as u8, 2, 3], "truncated"),
+            (vec![Kind::Head as u8], "a packet of kind"),
+            (packet(1), "of 1 messages"),
+            (packet(u32::MAX), "messages in"),
             (good.payload[..good.payload.len() - 1].to_vec(), "truncated"),
             ([good.payload.clone(), vec![0]].concat(), "1 bytes after"),
         ];
