@@ -690,6 +690,41 @@ fn heap_exhaustion() {
     assert!(o.stats.total.peak_heap_bytes.0 > 8 << 20);
 }
 
+/// stdout's handle in r4 and stdin's in r5 (Gph.Prim's handle numbers).
+fn std_handles() -> Vec<Instr> {
+    vec![
+        ConstV { dst: v(0), bits: 1 },
+        BoxInt {
+            dst: r(4),
+            src: v(0),
+        },
+        ConstV { dst: v(0), bits: 0 },
+        BoxInt {
+            dst: r(5),
+            src: v(0),
+        },
+    ]
+}
+
+/// putStr of the (forced) string in register `reg` on stdout (r4).
+fn put_str(reg: u16) -> Instr {
+    Instr::Prim {
+        prim: gph_runtime::code::Prim::PutStr,
+        dst: r(2),
+        args: regs(&[4, reg, 0]),
+    }
+}
+
+/// The string in register `reg`, forced by `force` (`force_list`).
+fn forced(force: ScId, reg: u16) -> Instr {
+    Call {
+        sc: force,
+        args: regs(&[reg]),
+        vargs: vec![],
+        dst: r(reg),
+    }
+}
+
 #[test]
 fn put_str_of_string_literals() {
     let mut a = Asm::new();
@@ -705,55 +740,22 @@ fn put_str_of_string_literals() {
         1,
         6,
         1,
-        vec![
-            ConstV { dst: v(0), bits: 1 },
-            BoxInt {
-                dst: r(4),
-                src: v(0),
-            },
-            ConstV { dst: v(0), bits: 0 },
-            BoxInt {
-                dst: r(5),
-                src: v(0),
-            },
-            Str { dst: r(1), idx: s1 },
-            Call {
-                sc: force,
-                args: regs(&[1]),
-                vargs: vec![],
-                dst: r(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Str { dst: r(1), idx: s2 },
-            Call {
-                sc: force,
-                args: regs(&[1]),
-                vargs: vec![],
-                dst: r(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Str { dst: r(1), idx: s3 },
-            Call {
-                sc: force,
-                args: regs(&[1]),
-                vargs: vec![],
-                dst: r(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Ret { reg: r(2) },
-        ],
+        [
+            std_handles(),
+            vec![
+                Str { dst: r(1), idx: s1 },
+                forced(force, 1),
+                put_str(1),
+                Str { dst: r(1), idx: s2 },
+                forced(force, 1),
+                put_str(1),
+                Str { dst: r(1), idx: s3 },
+                forced(force, 1),
+                put_str(1),
+                Ret { reg: r(2) },
+            ],
+        ]
+        .concat(),
     );
     let g = a.global(m);
     a.p.main = Some(g);
@@ -773,43 +775,23 @@ fn error_primitive_flushes_output_first() {
         1,
         6,
         1,
-        vec![
-            ConstV { dst: v(0), bits: 1 },
-            BoxInt {
-                dst: r(4),
-                src: v(0),
-            },
-            ConstV { dst: v(0), bits: 0 },
-            BoxInt {
-                dst: r(5),
-                src: v(0),
-            },
-            Str { dst: r(1), idx: s1 },
-            Call {
-                sc: force,
-                args: regs(&[1]),
-                vargs: vec![],
-                dst: r(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Str { dst: r(1), idx: s2 },
-            Call {
-                sc: force,
-                args: regs(&[1]),
-                vargs: vec![],
-                dst: r(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::Raise,
-                dst: r(2),
-                args: regs(&[1]),
-            },
-            Ret { reg: r(2) },
-        ],
+        [
+            std_handles(),
+            vec![
+                Str { dst: r(1), idx: s1 },
+                forced(force, 1),
+                put_str(1),
+                Str { dst: r(1), idx: s2 },
+                forced(force, 1),
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::Raise,
+                    dst: r(2),
+                    args: regs(&[1]),
+                },
+                Ret { reg: r(2) },
+            ],
+        ]
+        .concat(),
     );
     let g = a.global(m);
     a.p.main = Some(g);
@@ -828,60 +810,41 @@ fn stdin_get_line_and_get_contents() {
         1,
         6,
         1,
-        vec![
-            ConstV { dst: v(0), bits: 1 },
-            BoxInt {
-                dst: r(4),
-                src: v(0),
-            },
-            ConstV { dst: v(0), bits: 0 },
-            BoxInt {
-                dst: r(5),
-                src: v(0),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::GetLine,
-                dst: r(1),
-                args: regs(&[5, 0]),
-            },
-            Field {
-                dst: r(1),
-                reg: r(1),
-                field: 0,
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::GetContents,
-                dst: r(1),
-                args: regs(&[5, 0]),
-            },
-            Field {
-                dst: r(1),
-                reg: r(1),
-                field: 0,
-            },
-            Call {
-                sc: force,
-                args: regs(&[1]),
-                vargs: vec![],
-                dst: r(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::GetLine,
-                dst: r(1),
-                args: regs(&[5, 0]),
-            },
-            Ret { reg: r(2) },
-        ],
+        [
+            std_handles(),
+            vec![
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::GetLine,
+                    dst: r(1),
+                    args: regs(&[5, 0]),
+                },
+                Field {
+                    dst: r(1),
+                    reg: r(1),
+                    field: 0,
+                },
+                put_str(1),
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::GetContents,
+                    dst: r(1),
+                    args: regs(&[5, 0]),
+                },
+                Field {
+                    dst: r(1),
+                    reg: r(1),
+                    field: 0,
+                },
+                forced(force, 1),
+                put_str(1),
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::GetLine,
+                    dst: r(1),
+                    args: regs(&[5, 0]),
+                },
+                Ret { reg: r(2) },
+            ],
+        ]
+        .concat(),
     );
     let g = a.global(m);
     a.p.main = Some(g);
@@ -909,64 +872,50 @@ fn exit_with_and_args() {
         1,
         6,
         2,
-        vec![
-            ConstV { dst: v(1), bits: 1 },
-            BoxInt {
-                dst: r(4),
-                src: v(1),
-            },
-            ConstV { dst: v(1), bits: 0 },
-            BoxInt {
-                dst: r(5),
-                src: v(1),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::GetArgs,
-                dst: r(1),
-                args: regs(&[0]),
-            },
-            Field {
-                dst: r(1),
-                reg: r(1),
-                field: 0,
-            },
-            Field {
-                dst: r(1),
-                reg: r(1),
-                field: 0,
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::GetProgName,
-                dst: r(1),
-                args: regs(&[0]),
-            },
-            Field {
-                dst: r(1),
-                reg: r(1),
-                field: 0,
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::PutStr,
-                dst: r(2),
-                args: regs(&[4, 1, 0]),
-            },
-            ConstV { dst: v(0), bits: 3 },
-            BoxInt {
-                dst: r(1),
-                src: v(0),
-            },
-            Instr::Prim {
-                prim: gph_runtime::code::Prim::ExitWith,
-                dst: r(2),
-                args: regs(&[1, 0]),
-            },
-            Ret { reg: r(2) },
-        ],
+        [
+            std_handles(),
+            vec![
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::GetArgs,
+                    dst: r(1),
+                    args: regs(&[0]),
+                },
+                Field {
+                    dst: r(1),
+                    reg: r(1),
+                    field: 0,
+                },
+                Field {
+                    dst: r(1),
+                    reg: r(1),
+                    field: 0,
+                },
+                put_str(1),
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::GetProgName,
+                    dst: r(1),
+                    args: regs(&[0]),
+                },
+                Field {
+                    dst: r(1),
+                    reg: r(1),
+                    field: 0,
+                },
+                put_str(1),
+                ConstV { dst: v(0), bits: 3 },
+                BoxInt {
+                    dst: r(1),
+                    src: v(0),
+                },
+                Instr::Prim {
+                    prim: gph_runtime::code::Prim::ExitWith,
+                    dst: r(2),
+                    args: regs(&[1, 0]),
+                },
+                Ret { reg: r(2) },
+            ],
+        ]
+        .concat(),
     );
     let g = a.global(m);
     a.p.main = Some(g);

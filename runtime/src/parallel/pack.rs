@@ -110,12 +110,7 @@ pub fn pack(
         }
         if k == kind::RAISE {
             let msg = raised[crate::machine::heap::h_info(h) as usize].as_bytes();
-            out.extend([RAISE, msg.len() as u64]);
-            out.extend(msg.chunks(8).map(|c| {
-                let mut x = [0u8; 8];
-                x[..c.len()].copy_from_slice(c);
-                u64::from_le_bytes(x)
-            }));
+            raise_entry(&mut out, msg);
             continue;
         }
         if k == kind::MUTVAR || k == kind::MUTREF {
@@ -296,6 +291,17 @@ fn entries(p: &[u64]) -> Result<Vec<Entry<'_>>, String> {
     Ok(out)
 }
 
+/// A RAISE entry for the error message `msg`: its length, then its bytes
+/// eight to a word.
+fn raise_entry(out: &mut PackedGraph, msg: &[u8]) {
+    out.extend([RAISE, msg.len() as u64]);
+    out.extend(msg.chunks(8).map(|c| {
+        let mut x = [0u8; 8];
+        x[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(x)
+    }));
+}
+
 /// Whether a node of kind `k` has pointer fields (else raw words).
 fn has_pointers(k: u8) -> bool {
     matches!(k, kind::CON | kind::PAP | kind::THUNK | kind::ARRAY)
@@ -314,8 +320,8 @@ fn has_pointers(k: u8) -> bool {
 // * `STATIC_BYTE` and the node's address; `FETCHME_BYTE` or `MUTREF_BYTE`
 //   and the global address and weight; `RAISE_BYTE`, the message's length
 //   and its bytes.
-// An Int in a list takes 9 bytes (a cons cell of 5, the number of 3 or
-// less), against 56 as 64-bit words.
+// An Int in a list takes 7 to 9 bytes (a cons cell of 5, the number of
+// 2 to 4), against 56 as 64-bit words.
 const NODE_BYTE: u8 = 0x00;
 const THUNK_BYTE: u8 = 0x40;
 const SHORT: u8 = 0x20;
@@ -412,8 +418,8 @@ pub fn read_graph(bytes: &mut &[u8]) -> Result<PackedGraph, String> {
         *bytes = rest;
         match first {
             STATIC_BYTE => {
-                let p = word(bytes)?;
-                g.push(STATIC | p.checked_shl(32).filter(|_| p >> 32 == 0).ok_or_else(bad)?);
+                let p = u32::try_from(word(bytes)?).map_err(|_| bad())?;
+                g.push(STATIC | (p as u64) << 32);
             }
             FETCHME_BYTE | MUTREF_BYTE => {
                 g.push(if first == FETCHME_BYTE {
@@ -433,12 +439,7 @@ pub fn read_graph(bytes: &mut &[u8]) -> Result<PackedGraph, String> {
                     .ok_or_else(bad)?;
                 let (msg, rest) = bytes.split_at(len);
                 *bytes = rest;
-                g.extend([RAISE, len as u64]);
-                g.extend(msg.chunks(8).map(|c| {
-                    let mut x = [0u8; 8];
-                    x[..c.len()].copy_from_slice(c);
-                    u64::from_le_bytes(x)
-                }));
+                raise_entry(&mut g, msg);
             }
             _ if first < 0x80 => {
                 let k = first & 0x1f;
@@ -617,6 +618,17 @@ mod tests {
         }
     }
 
+    /// `g` as the receiver gets it: written in the dense form and read
+    /// back (the wire between every pack and unpack below).
+    fn arrived(g: &PackedGraph) -> PackedGraph {
+        let mut wire = Vec::new();
+        write_graph(g, &mut wire);
+        let mut rest = &wire[..];
+        let back = read_graph(&mut rest).unwrap();
+        assert!(rest.is_empty());
+        back
+    }
+
     fn heap() -> Heap {
         // A static area of 8 words (one static constructor at 0).
         let mut statics = vec![0u64; 8];
@@ -729,7 +741,7 @@ mod tests {
             assert!(graph.len() <= limit.max(root_words + FETCHME_WORDS * 3 + 1) + root_words);
             let mut hb = heap();
             let mut gb = GaTable::new(PeId(1));
-            let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+            let u = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&graph)).unwrap();
             assert!(u.moved.is_empty());
             same_graph(&ha, &ga, root, &hb, &gb, u.root);
         }
@@ -755,7 +767,7 @@ mod tests {
         let graph = pack(&mut ha, &mut ga, &[], root, Moves::NONE, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&graph)).unwrap();
         let got = hb.deref(hb.field(u.root, 0));
         assert_eq!((hb.kind(got), hb.word(got, 0)), (kind::INT, 2));
         assert_eq!(hb.kind(hb.field(u.root, 1)), kind::FETCHME);
@@ -782,7 +794,7 @@ mod tests {
         assert_eq!(ha.kind(t), kind::RBH);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(3));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&graph)).unwrap();
         assert_eq!(hb.kind(u.root), kind::THUNK);
         assert_eq!(h_info(hb.hdr(u.root)), 9);
         assert_eq!(hb.kind(hb.field(u.root, 0)), kind::INT);
@@ -805,12 +817,12 @@ mod tests {
         let p1 = pack(&mut ha, &mut ga, &[], c, Moves::NONE, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &p1).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&p1)).unwrap();
         assert_eq!(gb.remote_count(), 1, "one FetchMe, shared by both fields");
         // Sent back, the FetchMe is the original thunk again, and the
         // weight it carried is home.
         let p2 = pack(&mut hb, &mut gb, &[], u.root, Moves::NONE, 1024);
-        let u2 = unpack(&mut ha, &mut ga, &mut vec![], &p2).unwrap();
+        let u2 = unpack(&mut ha, &mut ga, &mut vec![], &arrived(&p2)).unwrap();
         assert_eq!(ha.field(u2.root, 0), t);
         assert_eq!(ha.field(u2.root, 1), t);
     }
@@ -830,7 +842,7 @@ mod tests {
         let graph = pack(&mut ha, &mut ga, &[], arr, Moves::NONE, 64);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&graph)).unwrap();
         assert_eq!(hb.kind(u.root), kind::ARRAY);
         assert_eq!(h_size(hb.hdr(u.root)), n + 1);
         for i in 0..n {
@@ -854,7 +866,7 @@ mod tests {
         let graph = pack(&mut ha, &mut ga, &[], pair, Moves::NONE, 1024);
         let mut hb = heap();
         let mut gb = GaTable::new(PeId(1));
-        let u = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let u = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&graph)).unwrap();
         let r = hb.field(u.root, 0);
         assert_eq!(hb.kind(r), kind::MUTREF);
         assert!(is_value_kind(hb.kind(r)), "a reference is never fetched");
@@ -862,11 +874,11 @@ mod tests {
         // A reference as the root (a FETCH of a thunk that became the
         // cell) is a reference too.
         let graph = pack(&mut ha, &mut ga, &[], cell, Moves::NONE, 1024);
-        let u2 = unpack(&mut hb, &mut gb, &mut vec![], &graph).unwrap();
+        let u2 = unpack(&mut hb, &mut gb, &mut vec![], &arrived(&graph)).unwrap();
         assert_eq!(u2.root, r);
         // Sent home, the reference is the cell itself.
         let back = pack(&mut hb, &mut gb, &[], u.root, Moves::NONE, 1024);
-        let home = unpack(&mut ha, &mut ga, &mut vec![], &back).unwrap();
+        let home = unpack(&mut ha, &mut ga, &mut vec![], &arrived(&back)).unwrap();
         assert_eq!(ha.field(home.root, 0), cell);
         assert_eq!(ha.field(home.root, 1), cell);
         // Passed on again and again, the reference runs out of weight: it
@@ -876,10 +888,14 @@ mod tests {
         let mut last = None;
         for _ in 0..80 {
             let g = pack(&mut hb, &mut gb, &[], r, Moves::NONE, 1024);
-            last = Some(unpack(&mut hc, &mut gc, &mut vec![], &g).unwrap().root);
+            last = Some(
+                unpack(&mut hc, &mut gc, &mut vec![], &arrived(&g))
+                    .unwrap()
+                    .root,
+            );
         }
         let onward = pack(&mut hc, &mut gc, &[], last.unwrap(), Moves::NONE, 1024);
-        let home = unpack(&mut ha, &mut ga, &mut vec![], &onward).unwrap();
+        let home = unpack(&mut ha, &mut ga, &mut vec![], &arrived(&onward)).unwrap();
         assert_eq!(home.root, cell);
     }
 

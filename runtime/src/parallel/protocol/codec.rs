@@ -7,7 +7,8 @@
 //! Until this form a field was a whole 64-bit word, and an `Int` in a
 //! stream element took 7 of them (the message's kind, channel and thread,
 //! the graph's entry count, the entry's tag and header, the number: 56
-//! bytes); now it takes 9 bytes (docs/eden.md, "The wire").
+//! bytes); now it takes 11 on average (edenParsort; docs/eden.md, "The
+//! wire").
 
 use crate::parallel::ids::PeId;
 use crate::parallel::pack::{self, PackedGraph};
