@@ -113,6 +113,11 @@ pub(crate) struct MachineOpts {
     /// Seeds the PEs' random choices (sim runs are reproducible per seed).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+    /// How PEs share out work: `gum` (GUM: fish a random PE, one spark per
+    /// fish) or `gum2` (Grid-GUM2: speeds and loads exchanged, fish the
+    /// busiest PE for its speed, several sparks to a fast remote PE).
+    #[arg(long, value_enum, default_value = "gum")]
+    sched: SchedOpt,
     /// Most live threads per PE (Grid-GUM's thread limitation).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     thread_limit: Option<u32>,
@@ -168,7 +173,7 @@ impl ObserveOpts {
         let program = std::path::Path::new(file)
             .file_stem()
             .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
-        let mut policy = "gum".to_string();
+        let mut policy = machine.sched.sched().name().to_string();
         if let Some(n) = machine.thread_limit {
             policy.push_str(&format!(", thread limit {n}"));
         }
@@ -209,6 +214,22 @@ impl ObserveOpts {
 enum EngineOpt {
     Threads,
     Sim,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SchedOpt {
+    Gum,
+    Gum2,
+}
+
+impl SchedOpt {
+    fn sched(self) -> gph_runtime::parallel::policy::Sched {
+        use gph_runtime::parallel::policy::Sched;
+        match self {
+            SchedOpt::Gum => Sched::Gum,
+            SchedOpt::Gum2 => Sched::Gum2,
+        }
+    }
 }
 
 /// Milliseconds (`0.5`, `2`) as a duration.
@@ -302,6 +323,7 @@ impl MachineOpts {
             thread_limit: self.thread_limit.map(|n| n as usize),
             low_watermark: self.low_watermark,
             fish_delay: self.fish_delay,
+            sched: self.sched.sched(),
             no_chunking: self.no_chunking,
             packet_size: self.packet_size.map(|b| b as usize),
             chunk_timeout: self.chunk_timeout,

@@ -102,6 +102,34 @@ fn golden_programs_print_the_same_simulated() {
     );
 }
 
+/// Grid-GUM2's load policy moves work differently, never the output: on 7
+/// identical simulated PEs, on the hetero8 grid, on the two-clusters grid
+/// (where its super-schedule sends several sparks at once) and on 4
+/// threads.
+#[test]
+fn golden_programs_print_the_same_under_gum2() {
+    let mut failures = Vec::new();
+    for place in [
+        &["--engine", "sim", "--pes", "7"][..],
+        &["--engine", "sim", "--grid", "programs/grids/hetero8.toml"],
+        &[
+            "--engine",
+            "sim",
+            "--grid",
+            "programs/grids/two-clusters.toml",
+        ],
+        &["--pes", "4"],
+    ] {
+        let mut flags = vec!["--sched", "gum2"];
+        flags.extend_from_slice(place);
+        failures.extend(run_all(&flags));
+    }
+    assert_none(
+        failures,
+        "under gum2 on 7 simulated PEs, hetero8, two-clusters and 4 threads",
+    );
+}
+
 /// Two simulated runs with the same arguments give the same statistics,
 /// wall time aside.
 #[test]
@@ -124,6 +152,7 @@ fn simulated_runs_are_reproducible() {
     for grid in [
         &["--pes", "16"][..],
         &["--grid", "programs/grids/hetero8.toml"],
+        &["--grid", "programs/grids/hetero8.toml", "--sched", "gum2"],
     ] {
         let (a, b) = (stats(1, grid), stats(2, grid));
         assert_eq!(a, b, "two runs on {grid:?} differ");

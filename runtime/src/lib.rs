@@ -50,6 +50,8 @@ pub struct Config {
     pub low_watermark: Option<usize>,
     /// The fish delay (see `pe::Tuning`).
     pub fish_delay: Option<std::time::Duration>,
+    /// The load policy (`--sched`).
+    pub sched: parallel::policy::Sched,
     /// The packet layer (see `parallel::protocol::packet`): every message
     /// a packet of its own, the largest packet in bytes, the longest a
     /// message waits in a send buffer.
@@ -93,6 +95,7 @@ impl Default for Config {
             thread_limit: None,
             low_watermark: None,
             fish_delay: None,
+            sched: parallel::policy::Sched::Gum,
             no_chunking: false,
             packet_size: None,
             chunk_timeout: None,
@@ -156,6 +159,7 @@ pub fn run_main_with(
     if let Some(d) = config.fish_delay {
         tuning.fish_delay = d;
     }
+    tuning.sched = config.sched;
     if config.no_chunking {
         tuning.chunking.enabled = false;
     }

@@ -69,7 +69,7 @@ fn make_pes<'p>(l: &'p Loaded<'p>, n: usize) -> Vec<Pe<'p, 'static>> {
                 ..Tuning::default()
             };
             let mut pe = Pe::new(l, Io::elsewhere(), 64 << 20, false, None, tuning);
-            pe.join(PeId(k as u16), n, 42);
+            pe.join(PeId(k as u16), n, 1.0, 42);
             pe.init_cafs().unwrap();
             pe
         })

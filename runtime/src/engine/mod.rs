@@ -173,6 +173,11 @@ struct Driver<'c> {
 
 impl Driver<'_> {
     fn run<E: Engine>(&mut self, eng: &mut E, pes: &mut [Pe]) -> Result<Option<Ptr>, Stop> {
+        // Speeds first, under a policy that exchanges them.
+        for p in 0..pes.len() {
+            pes[p].start_up();
+            self.post(eng, pes, p);
+        }
         // Every PE but the main one starts idle: it goes fishing at once.
         for p in (0..pes.len()).rev() {
             if self.main.map(|m| m.0) != Some(p) {
@@ -216,6 +221,7 @@ impl Driver<'_> {
                     }
                     self.handling(p);
                     eng.receiving(p, &env, &pes[p]);
+                    pes[p].heard(&env, eng.now(p))?;
                     let inbox = &mut pes[p].inbox;
                     let env = match packet {
                         // Every message of a run without HEADs.
@@ -395,7 +401,8 @@ impl<'p> Setup<'p> {
             c.interrupt.clone(),
             tuning,
         );
-        pe.join(PeId(id), self.npes, c.seed);
+        let speed = c.grid.as_ref().map_or(1.0, |g| g.speed(PeId(id)));
+        pe.join(PeId(id), self.npes, speed, c.seed);
         if let Some(r) = &c.record {
             pe.record(r.for_pe(PeId(id)));
         }

@@ -22,7 +22,7 @@ use crate::parallel::ga::GaTable;
 use crate::parallel::gum::Gum;
 use crate::parallel::ids::PeId;
 use crate::parallel::policy::gum::GumPolicy;
-use crate::parallel::policy::LoadPolicy;
+use crate::parallel::policy::{LoadPolicy, Sched};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::packet::{Chunking, Inbox, SendBuffers};
 use std::collections::VecDeque;
@@ -89,6 +89,8 @@ pub struct Tuning {
     pub fish_delay: std::time::Duration,
     /// How messages are gathered into packets (`parallel::protocol::packet`).
     pub chunking: Chunking,
+    /// The load policy (`parallel::policy`).
+    pub sched: Sched,
 }
 
 impl Default for Tuning {
@@ -104,6 +106,7 @@ impl Default for Tuning {
             low_watermark: 0,
             fish_delay: std::time::Duration::from_millis(1),
             chunking: Chunking::default(),
+            sched: Sched::default(),
         }
     }
 }
@@ -219,14 +222,18 @@ impl<'p, 'io> Pe<'p, 'io> {
         }
     }
 
-    /// Makes this PE number `id` of `npes` (the default is the only PE).
-    pub fn join(&mut self, id: PeId, npes: usize, seed: u64) {
+    /// Makes this PE number `id` of `npes` (the default is the only PE),
+    /// running at `speed` (relative to the fastest PE).
+    pub fn join(&mut self, id: PeId, npes: usize, speed: f64, seed: u64) {
         self.id = id;
         self.npes = npes;
         self.ga = GaTable::new(id);
         self.gum = Gum::default();
         self.eden = Eden::default();
-        self.policy = Box::new(GumPolicy::new(id, npes, seed, &self.tuning));
+        self.policy = self
+            .tuning
+            .sched
+            .policy(id, npes, speed, seed, &self.tuning);
     }
 
     pub fn id(&self) -> PeId {

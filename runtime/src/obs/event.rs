@@ -95,6 +95,11 @@ pub enum Event {
         bytes: u64,
         why: Flush,
     },
+    /// A packet leaving now carries `bytes` of the load policy's tables
+    /// (Grid-GUM2's piggyback; counted in the packet's bytes too).
+    Piggyback {
+        bytes: u64,
+    },
     /// This PE sent a FISH of its own to `to`.
     FishOut {
         to: PeId,

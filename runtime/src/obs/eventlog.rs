@@ -170,7 +170,7 @@ fn message_tag(kind: Kind) -> u8 {
         Kind::Head => TAG_HEAD,
         Kind::Terminate => TAG_TERMINATE,
         // A packet is Eden's PACKET, and so are GUM's kinds: ghc-events
-        // knows no GUM opcode (nor gph's CREDIT).
+        // knows no GUM opcode (nor gph's CREDIT and PESTATIC).
         Kind::Packet
         | Kind::Fish
         | Kind::Schedule
@@ -178,7 +178,8 @@ fn message_tag(kind: Kind) -> u8 {
         | Kind::Resume
         | Kind::Ack
         | Kind::Free
-        | Kind::Credit => TAG_PACKET,
+        | Kind::Credit
+        | Kind::PeStatic => TAG_PACKET,
     }
 }
 
@@ -585,7 +586,8 @@ impl PeLog {
             | Event::FishForward { .. }
             | Event::FishHome
             | Event::Fetch { .. }
-            | Event::Packet { .. } => {}
+            | Event::Packet { .. }
+            | Event::Piggyback { .. } => {}
             Event::ProcessCreate { process } => {
                 let id = self.process_id(process);
                 self.event(CREATE_PROCESS, ns);

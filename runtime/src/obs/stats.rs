@@ -101,6 +101,10 @@ PeStats {
     fetches: u64,
     /// Eden processes that ran here.
     processes: u64,
+    /// Packets that carried a load policy's tables on the side
+    /// (Grid-GUM2's piggyback), and the bytes of those tables.
+    piggybacks: u64,
+    piggyback_bytes: u64,
     /// Seconds running (threads and messages), idle, and idle while
     /// threads waited for other PEs: virtual on the sim engine, wall
     /// elsewhere; measured by the engine, which alone knows time.
@@ -217,6 +221,10 @@ impl PeStats {
                 why,
                 ..
             } => self.packets.count(messages, bytes, why),
+            Event::Piggyback { bytes } => {
+                self.piggybacks += 1;
+                self.piggyback_bytes += bytes;
+            }
             Event::FishOut { .. } => self.fish_sent += 1,
             Event::FishForward { .. } => self.fish_forwarded += 1,
             Event::FishHome => self.fish_failed += 1,
@@ -447,6 +455,15 @@ pub fn format_stats(s: &Stats) -> String {
     }
     rows.push(vec!["  total".into(), thousands(count), thousands(bytes)]);
     out.push_str(&columns(&rows, true));
+    let t = &s.total;
+    if t.piggybacks > 0 {
+        out.push_str(&format!(
+            "PIGGYBACK {} packets carried {} bytes of load tables ({:.1} per packet)\n",
+            thousands(t.piggybacks),
+            thousands(t.piggyback_bytes),
+            t.piggyback_bytes as f64 / t.piggybacks as f64
+        ));
+    }
     if s.total.packets.chunked() {
         out.push('\n');
         out.push_str(&packets_table(s));

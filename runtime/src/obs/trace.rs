@@ -335,7 +335,8 @@ impl Recorder for PeTrace {
             | Event::FishHome
             | Event::Fetch { .. }
             | Event::ProcessThread { .. }
-            | Event::Packet { .. } => {}
+            | Event::Packet { .. }
+            | Event::Piggyback { .. } => {}
             Event::ProcessCreate { process } => {
                 self.instant(t, &format!("process {process} created"))
             }

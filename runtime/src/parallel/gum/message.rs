@@ -5,7 +5,7 @@
 //! | message | sent by | answer |
 //! | --- | --- | --- |
 //! | FISH | an idle PE, looking for work; forwarded at random while young | SCHEDULE, or the fish comes home |
-//! | SCHEDULE | a PE with a spark to spare, to the fish's origin | ACK |
+//! | SCHEDULE | a PE with a spark to spare, to the fish's origin (Grid-GUM2: sometimes several) | ACK |
 //! | FETCH | a thread entered a FetchMe: ask the owner for the node | RESUME (when the node is not under evaluation) |
 //! | RESUME | the owner: the packed node | ACK |
 //! | ACK | the receiver of moved thunks: their new addresses | — |
@@ -23,8 +23,11 @@ pub enum Message {
         origin: PeId,
         age: u32,
     },
+    /// A spark, and under Grid-GUM2's super-schedule (`policy::gum2`)
+    /// further sparks for the fisher's spark pool (`more`, empty for GUM).
     Schedule {
         graph: PackedGraph,
+        more: Vec<PackedGraph>,
     },
     /// `reply` names the requester's FetchMe, with `weight` of it.
     Fetch {
@@ -79,8 +82,11 @@ impl Message {
             Message::Fish { origin, age } => {
                 w.word(origin.0 as u64).word(*age as u64);
             }
-            Message::Schedule { graph } => {
+            Message::Schedule { graph, more } => {
                 w.graph(graph);
+                for g in more {
+                    w.graph(g);
+                }
             }
             Message::Fetch {
                 target,
@@ -126,7 +132,11 @@ impl Message {
                 origin: r.pe()?,
                 age: r.word32()?,
             },
-            Kind::Schedule => Message::Schedule { graph: r.graph()? },
+            Kind::Schedule => {
+                let mut more = r.graphs()?;
+                let graph = more.remove(0);
+                Message::Schedule { graph, more }
+            }
             Kind::Fetch => Message::Fetch {
                 target: take_ga(r)?,
                 reply: take_ga(r)?,
@@ -175,6 +185,14 @@ mod tests {
             },
             Message::Schedule {
                 graph: crate::parallel::pack::sample_graph(),
+                more: vec![],
+            },
+            Message::Schedule {
+                graph: crate::parallel::pack::sample_graph(),
+                more: vec![
+                    crate::parallel::pack::sample_graph(),
+                    crate::parallel::pack::sample_graph(),
+                ],
             },
             Message::Fetch {
                 target: ga,
@@ -200,8 +218,9 @@ mod tests {
             let b = m.encode();
             assert_eq!(Message::decode(&b).unwrap(), m);
             // Cut short, it is an error (ACK and FREE, lists, may also
-            // be shorter lists).
-            let lists = matches!(m, Message::Ack { .. } | Message::Free { .. });
+            // be shorter lists, and a SCHEDULE fewer sparks).
+            let lists = matches!(m, Message::Ack { .. } | Message::Free { .. })
+                || matches!(&m, Message::Schedule { more, .. } if !more.is_empty());
             for n in 1..b.len() {
                 let r = Message::decode(&b[..n]);
                 assert!(lists || r.is_err(), "{m:?} cut at {n}");

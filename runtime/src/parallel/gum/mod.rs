@@ -255,6 +255,33 @@ impl Pe<'_, '_> {
         self.sparks.remove(pick).map(|s| self.heap.deref(s))
     }
 
+    /// The further sparks the load policy sends to the fisher `origin`
+    /// with the one `spare_spark` chose (the super-schedule): thunks that
+    /// need no black hole of ours, oldest first.
+    fn extra_sparks(&mut self, origin: PeId) -> Vec<Ptr> {
+        let mut out = Vec::new();
+        let (n, picks) = {
+            let sparks = Sparks::new(&self.sparks, &self.heap);
+            let n = self.policy.extra_sparks(origin, sparks.len());
+            let picks: Vec<usize> = (0..sparks.len())
+                .filter(|&i| sparks.is_thunk(i) && !sparks.waits_for_black_hole(i))
+                .take(n)
+                .map(|i| i + sparks.dead())
+                .collect();
+            (n, picks)
+        };
+        if n == 0 {
+            return out;
+        }
+        for &i in picks.iter().rev() {
+            if let Some(s) = self.sparks.remove(i) {
+                out.push(self.heap.deref(s));
+            }
+        }
+        out.reverse();
+        out
+    }
+
     /// Rebuilds a packed graph in the heap (collecting first if need be).
     pub fn unpack_graph(&mut self, graph: &[u64]) -> Result<pack::Unpacked, Stop> {
         let words = pack::unpack_words(graph).map_err(internal)?;
@@ -333,7 +360,15 @@ impl Pe<'_, '_> {
                     // data every task reads.
                     let graph = self.pack(s, 1);
                     self.obs.emit(Event::SparkSteal { to: origin });
-                    self.send(origin, Message::Schedule { graph });
+                    let more = self
+                        .extra_sparks(origin)
+                        .into_iter()
+                        .map(|s| {
+                            self.obs.emit(Event::SparkSteal { to: origin });
+                            self.pack(s, 1)
+                        })
+                        .collect();
+                    self.send(origin, Message::Schedule { graph, more });
                 } else if let Some(to) = self.policy.forward(origin, age) {
                     self.obs.emit(Event::FishForward { origin, to });
                     self.send(
@@ -347,12 +382,20 @@ impl Pe<'_, '_> {
                     self.send(origin, Message::Fish { origin, age });
                 }
             }
-            Message::Schedule { graph } => {
+            Message::Schedule { graph, more } => {
                 let u = self.unpack_graph(&graph)?;
                 self.gum.fish_out = false;
                 self.obs.emit(Event::SparkReceive { from });
                 self.spawn(self.l.spark_entry, &[u.root]);
                 self.acknowledge(u.moved);
+                // A super-schedule's further sparks join the pool, for
+                // this PE's threads or its neighbours' fish.
+                for g in more {
+                    let u = self.unpack_graph(&g)?;
+                    self.obs.emit(Event::SparkReceive { from });
+                    self.sparks.push_back(u.root);
+                    self.acknowledge(u.moved);
+                }
             }
             Message::Fetch {
                 target,

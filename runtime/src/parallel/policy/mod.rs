@@ -4,11 +4,14 @@
 //! an empty request waits at home (the fish delay). The protocol
 //! (`parallel::gum`) carries the messages and asks its PE's policy.
 //!
-//! `gum` is GUM's way and today's behaviour; Grid-GUM2's (tables of PE
-//! loads piggybacked on messages, fishing the most loaded PE, several
-//! sparks at once) is to come as a second implementation.
+//! `gum` is GUM's way; `gum2` is Grid-GUM2's (every PE's speed exchanged
+//! at start-up, tables of PE loads and latencies piggybacked on every
+//! packet, fishing the PE most loaded for its speed, several sparks at
+//! once for a fast PE of another cluster, a low watermark scaled by
+//! speed). `--sched` chooses ([`Sched`]).
 
 pub mod gum;
+pub mod gum2;
 
 use crate::machine::heap::{h_size, kind, Heap, Ptr};
 use crate::parallel::ids::PeId;
@@ -76,7 +79,43 @@ impl<'a> Sparks<'a> {
     }
 }
 
-/// A load policy: one per PE.
+/// Which load policy the PEs follow (`--sched`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sched {
+    /// GUM: random fishing, one spark per FISH.
+    #[default]
+    Gum,
+    /// Grid-GUM2: load-aware fishing from piggybacked tables.
+    Gum2,
+}
+
+impl Sched {
+    pub fn name(self) -> &'static str {
+        match self {
+            Sched::Gum => "gum",
+            Sched::Gum2 => "gum2",
+        }
+    }
+
+    /// PE `me`'s policy, of `npes` PEs, running at `speed` (relative to
+    /// the fastest PE, 1.0); `seed` seeds its random choices.
+    pub fn policy(
+        self,
+        me: PeId,
+        npes: usize,
+        speed: f64,
+        seed: u64,
+        tuning: &crate::machine::pe::Tuning,
+    ) -> Box<dyn LoadPolicy> {
+        match self {
+            Sched::Gum => Box::new(gum::GumPolicy::new(me, npes, seed, tuning)),
+            Sched::Gum2 => Box::new(gum2::Gum2Policy::new(me, npes, speed, seed, tuning)),
+        }
+    }
+}
+
+/// A load policy: one per PE. The methods with a default body are
+/// Grid-GUM2's additions; GUM does nothing in them.
 pub trait LoadPolicy: Send {
     /// Whom an idle PE sends its FISH.
     fn fish_target(&mut self) -> PeId;
@@ -91,4 +130,33 @@ pub trait LoadPolicy: Send {
     /// Which spark to send in answer to a FISH (an index into `sparks`),
     /// or None to keep them; `idle`: the PE has no thread to run.
     fn spark_to_send(&self, sparks: &Sparks, idle: bool) -> Option<usize>;
+
+    /// The speed this PE tells every other at start-up (PEStatic); None:
+    /// the policy exchanges nothing.
+    fn announce(&self) -> Option<f64> {
+        None
+    }
+    /// PE `from` said it runs at `speed` (PEStatic).
+    fn static_info(&mut self, _from: PeId, _speed: f64) {}
+    /// What goes with a packet for `to` that leaves at `now` (this PE's
+    /// clock, seconds) while this PE has `load`: the envelope's piggyback.
+    fn piggyback(&mut self, _to: PeId, _now: f64, _load: Load) -> Vec<u8> {
+        Vec::new()
+    }
+    /// A packet from `from`, sent at `sent_at` (its clock), is handled at
+    /// `now` (ours) with `piggyback`. An error: the piggyback is garbage.
+    fn heard(
+        &mut self,
+        _from: PeId,
+        _sent_at: f64,
+        _now: f64,
+        _piggyback: &[u8],
+    ) -> Result<(), String> {
+        Ok(())
+    }
+    /// How many sparks besides the first go to the fisher `origin`, of
+    /// `available` more that could (the super-schedule).
+    fn extra_sparks(&self, _origin: PeId, _available: usize) -> usize {
+        0
+    }
 }

@@ -119,6 +119,15 @@ impl<'a> Reader<'a> {
         Ok(g)
     }
 
+    /// The packed graphs, one at least, that end the message.
+    pub fn graphs(&mut self) -> Result<Vec<PackedGraph>, String> {
+        let mut gs = vec![pack::read_graph(&mut self.rest)?];
+        while !self.at_end() {
+            gs.push(pack::read_graph(&mut self.rest)?);
+        }
+        Ok(gs)
+    }
+
     pub fn text(&mut self) -> Result<String, String> {
         let n = self.word()?;
         let n = usize::try_from(n)

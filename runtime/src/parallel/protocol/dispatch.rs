@@ -6,6 +6,7 @@ use crate::machine::pe::{Pe, Stop};
 use crate::obs::event::Event;
 use crate::parallel::eden;
 use crate::parallel::gum::message::Message;
+use crate::parallel::policy::Load;
 use crate::parallel::protocol::control::{self, Control};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::packet::Flush;
@@ -39,7 +40,7 @@ impl Pe<'_, '_> {
             }
             Protocol::Control => {
                 let m = Control::read(&mut r).map_err(internal)?;
-                control::receive(self, m)?;
+                control::receive(self, env.from, m)?;
             }
         }
         // Remote references that died meanwhile send their weight home.
@@ -81,7 +82,17 @@ impl Pe<'_, '_> {
         } else {
             self.sending.flush_due(now);
         }
+        let load = Load {
+            runnable: self.run_queue.len(),
+            sparks: self.sparks.len(),
+        };
         for mut p in self.sending.drain() {
+            p.env.piggyback = self.policy.piggyback(p.env.to, now, load);
+            if !p.env.piggyback.is_empty() {
+                self.obs.emit(Event::Piggyback {
+                    bytes: p.env.piggyback.len() as u64,
+                });
+            }
             self.obs.emit(Event::Packet {
                 to: p.env.to,
                 messages: p.messages as u32,
@@ -91,6 +102,15 @@ impl Pe<'_, '_> {
             p.env.sent_at = now;
             post(p.env);
         }
+    }
+
+    /// A packet (or a message travelling alone) from another PE is about
+    /// to be handled at `now` (this PE's clock): the load policy reads
+    /// what it carries on the side, and its timing.
+    pub fn heard(&mut self, env: &Envelope, now: f64) -> Result<(), Stop> {
+        self.policy
+            .heard(env.from, env.sent_at, now, &env.piggyback)
+            .map_err(internal)
     }
 
     /// When `take_packets` will send held messages without a new one (the

@@ -8,7 +8,7 @@
 //!
 //! | protocol | kinds | where |
 //! | --- | --- | --- |
-//! | control | FINISH, FAIL | `control` |
+//! | control | FINISH, FAIL, PESTATIC | `control` |
 //! | GUM | FISH, SCHEDULE, FETCH, RESUME, ACK, FREE | `parallel::gum` |
 //! | Eden | CREATE, SPLIT, HEAD, VALUE, TERMINATE, CREDIT | `parallel::eden` |
 //! | transport | PACKET | `packet`: under the others, taken apart before dispatch |
@@ -64,10 +64,12 @@ pub enum Kind {
     /// Eden: the receiver took in this many more elements of a stream; its
     /// sender may run that much further ahead (the stream window).
     Credit,
+    /// Grid-GUM2: a PE's speed, told to every other at start-up.
+    PeStatic,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Fish,
         Kind::Schedule,
         Kind::Fetch,
@@ -83,6 +85,7 @@ impl Kind {
         Kind::Terminate,
         Kind::Packet,
         Kind::Credit,
+        Kind::PeStatic,
     ];
 
     pub fn protocol(self) -> Protocol {
@@ -90,7 +93,7 @@ impl Kind {
             Kind::Fish | Kind::Schedule | Kind::Fetch | Kind::Resume | Kind::Ack | Kind::Free => {
                 Protocol::Gum
             }
-            Kind::Finish | Kind::Fail => Protocol::Control,
+            Kind::Finish | Kind::Fail | Kind::PeStatic => Protocol::Control,
             Kind::Create
             | Kind::Split
             | Kind::Head
@@ -133,6 +136,7 @@ impl Kind {
             Kind::Terminate => "TERMINATE",
             Kind::Packet => "PACKET",
             Kind::Credit => "CREDIT",
+            Kind::PeStatic => "PESTATIC",
         }
     }
 }

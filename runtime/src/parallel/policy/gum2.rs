@@ -1,0 +1,482 @@
+//! Grid-GUM2's load policy (the Grid-GUM papers, `../shared/papers/000_*`
+//! section 7 and `001_*`; docs/parallel.md "Grid-GUM2"). GUM fishes at
+//! random, which on a heterogeneous grid sends a fast PE's FISH to a slow
+//! one as often as to a loaded one, across a slow link as often as across
+//! the room. Grid-GUM2 lets every PE know, roughly, where the work is:
+//!
+//! * PEStatic: at start-up every PE tells every other its speed
+//!   (`announce`, a PESTATIC message each).
+//! * PEDynamic: each PE keeps a table of every PE's load (its sparks) with
+//!   the time (on that PE's own clock) it was measured, and ComMap, a
+//!   table of latencies between PEs. Every packet carries part of both
+//!   (`piggyback`): the sender's own load, the [`PIGGY_LOADS`] freshest
+//!   other entries, and [`PIGGY_LATENCIES`] entries of the sender's own
+//!   latency row, in turn. The receiver keeps what is more recent than
+//!   what it knew (`heard`): only the PE an entry is about stamps it, so
+//!   stamps of one entry always come from one clock.
+//! * Latencies: a packet's receipt time minus its send time, the least
+//!   seen (queueing only ever adds to it).
+//! * Work location: an idle PE fishes the PE with the highest load for its
+//!   speed (a slow PE's sparks are the ones worth taking), among those
+//!   within half of the best preferring the lowest latency; a PE without
+//!   sparks forwards a FISH to the busiest PE it knows of. Knowing of no
+//!   load anywhere, it does what GUM does.
+//! * Super-schedule: a FISH from another cluster (latency over
+//!   [`REMOTE_FACTOR`] times this PE's lowest) whose PE is at least as
+//!   fast gets several sparks at once, a share of the pool in proportion
+//!   to the two speeds, up to [`SUPER_MOST`]: its round trip is dear, and
+//!   its PE passes them on in its cluster.
+//! * The low watermark, scaled by speed: a busy PE fishes early when its
+//!   sparks fall below `watermark * speed / mean speed`, so fast PEs fish
+//!   earlier than slow ones.
+
+use crate::machine::pe::Tuning;
+use crate::parallel::ids::PeId;
+use crate::parallel::policy::gum::{GumPolicy, FISH_LIFE};
+use crate::parallel::policy::{Load, LoadPolicy, Sparks};
+use crate::parallel::protocol::codec;
+use std::time::Duration;
+
+/// Load entries besides the sender's own in a piggyback.
+pub const PIGGY_LOADS: usize = 3;
+/// Latency entries in a piggyback.
+pub const PIGGY_LATENCIES: usize = 2;
+/// A PE this many times further than this PE's nearest is in another
+/// cluster.
+pub const REMOTE_FACTOR: f64 = 4.0;
+/// The most sparks one SCHEDULE carries.
+pub const SUPER_MOST: usize = 8;
+/// The low watermark of a PE of average speed when none is given.
+pub const DEFAULT_WATERMARK: usize = 2;
+
+/// A value and when (seconds, on the clock of the PE that measured it) it
+/// was measured; `at` is -inf while nothing is known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stamped<T> {
+    pub value: T,
+    pub at: f64,
+}
+
+impl<T: Copy> Stamped<T> {
+    fn unknown(value: T) -> Self {
+        Stamped {
+            value,
+            at: f64::NEG_INFINITY,
+        }
+    }
+
+    fn known(&self) -> bool {
+        self.at > f64::NEG_INFINITY
+    }
+
+    /// Keeps `other` if it is more recent.
+    fn merge(&mut self, other: Stamped<T>) -> bool {
+        let newer = other.at > self.at;
+        if newer {
+            *self = other;
+        }
+        newer
+    }
+}
+
+pub struct Gum2Policy {
+    me: PeId,
+    npes: usize,
+    /// GUM's random choices, for when the tables know of no work.
+    gum: GumPolicy,
+    /// PEStatic: each PE's speed (1.0 until heard of: the fastest).
+    speed: Vec<f64>,
+    /// PEDynamic: each PE's sparks.
+    load: Vec<Stamped<u32>>,
+    /// ComMap: `latency[a][b]`, seconds from b to a as a measured them.
+    latency: Vec<Vec<Stamped<f64>>>,
+    /// The next of our latency entries to piggyback.
+    latency_turn: usize,
+    watermark: usize,
+}
+
+fn micros(t: f64) -> u64 {
+    (t.max(0.0) * 1e6).round() as u64
+}
+
+fn seconds(us: u64) -> f64 {
+    us as f64 / 1e6
+}
+
+impl Gum2Policy {
+    pub fn new(me: PeId, npes: usize, speed: f64, seed: u64, tuning: &Tuning) -> Gum2Policy {
+        let mut speeds = vec![1.0; npes];
+        speeds[me.0 as usize] = speed;
+        Gum2Policy {
+            me,
+            npes,
+            gum: GumPolicy::new(me, npes, seed, tuning),
+            speed: speeds,
+            load: vec![Stamped::unknown(0); npes],
+            latency: vec![vec![Stamped::unknown(0.0); npes]; npes],
+            latency_turn: 0,
+            watermark: if tuning.low_watermark > 0 {
+                tuning.low_watermark
+            } else {
+                DEFAULT_WATERMARK
+            },
+        }
+    }
+
+    fn me(&self) -> usize {
+        self.me.0 as usize
+    }
+
+    /// Our latency to `pe`: measured, else as `pe` measured it, else None.
+    pub fn latency_to(&self, pe: PeId) -> Option<f64> {
+        let (a, b) = (self.me(), pe.0 as usize);
+        [self.latency[a][b], self.latency[b][a]]
+            .into_iter()
+            .find(|l| l.known())
+            .map(|l| l.value)
+    }
+
+    /// The known load of `pe` for its speed (0 when unknown).
+    fn pressure(&self, pe: usize) -> f64 {
+        let l = self.load[pe];
+        if l.known() {
+            l.value as f64 / self.speed[pe]
+        } else {
+            0.0
+        }
+    }
+
+    /// The PE, other than us and `not`, with the most load for its speed,
+    /// preferring the nearest among those within half of the most; None
+    /// when no PE is known to have sparks.
+    pub fn busiest(&self, not: Option<PeId>) -> Option<PeId> {
+        let others = (0..self.npes)
+            .filter(|&p| p != self.me() && Some(PeId(p as u16)) != not)
+            .filter(|&p| self.pressure(p) > 0.0);
+        let best = others.clone().map(|p| self.pressure(p)).fold(0.0, f64::max);
+        if best <= 0.0 {
+            return None;
+        }
+        let far = f64::INFINITY;
+        others
+            .filter(|&p| self.pressure(p) * 2.0 >= best)
+            .min_by(|&p, &q| {
+                let lp = self.latency_to(PeId(p as u16)).unwrap_or(far);
+                let lq = self.latency_to(PeId(q as u16)).unwrap_or(far);
+                lp.total_cmp(&lq)
+                    .then(self.pressure(q).total_cmp(&self.pressure(p)))
+            })
+            .map(|p| PeId(p as u16))
+    }
+
+    /// Whether `pe` is in another cluster than ours: its latency is many
+    /// times our nearest PE's.
+    pub fn remote(&self, pe: PeId) -> bool {
+        let nearest = (0..self.npes)
+            .filter(|&p| p != self.me())
+            .filter_map(|p| self.latency_to(PeId(p as u16)))
+            .fold(f64::INFINITY, f64::min);
+        match self.latency_to(pe) {
+            Some(l) => nearest.is_finite() && l > REMOTE_FACTOR * nearest,
+            None => false,
+        }
+    }
+
+    /// The low watermark for this PE's speed.
+    pub fn scaled_watermark(&self) -> usize {
+        let mean = self.speed.iter().sum::<f64>() / self.npes.max(1) as f64;
+        (self.watermark as f64 * self.speed[self.me()] / mean).round() as usize
+    }
+
+    /// The load table as it stands (for tests and statistics).
+    pub fn loads(&self) -> &[Stamped<u32>] {
+        &self.load
+    }
+}
+
+impl LoadPolicy for Gum2Policy {
+    fn fish_target(&mut self) -> PeId {
+        match self.busiest(None) {
+            Some(pe) => pe,
+            None => self.gum.fish_target(),
+        }
+    }
+
+    fn forward(&mut self, origin: PeId, age: u32) -> Option<PeId> {
+        if age >= FISH_LIFE {
+            return None;
+        }
+        match self.busiest(Some(origin)) {
+            Some(pe) => Some(pe),
+            None => self.gum.forward(origin, age),
+        }
+    }
+
+    fn fish_delay(&self) -> Duration {
+        self.gum.fish_delay()
+    }
+
+    fn fish_early(&self, load: Load) -> bool {
+        load.sparks < self.scaled_watermark() && load.runnable == 0
+    }
+
+    fn spark_to_send(&self, sparks: &Sparks, idle: bool) -> Option<usize> {
+        self.gum.spark_to_send(sparks, idle)
+    }
+
+    fn announce(&self) -> Option<f64> {
+        Some(self.speed[self.me()])
+    }
+
+    fn static_info(&mut self, from: PeId, speed: f64) {
+        if let Some(s) = self.speed.get_mut(from.0 as usize) {
+            if speed > 0.0 && speed.is_finite() {
+                *s = speed;
+            }
+        }
+    }
+
+    /// Our load now; the freshest others but the receiver's own (it knows
+    /// better); our latencies in turn. Stamps and latencies in whole
+    /// microseconds.
+    fn piggyback(&mut self, to: PeId, now: f64, load: Load) -> Vec<u8> {
+        let me = self.me();
+        self.load[me] = Stamped {
+            value: load.sparks as u32,
+            at: now,
+        };
+        let mut others: Vec<usize> = (0..self.npes)
+            .filter(|&p| p != me && p != to.0 as usize && self.load[p].known())
+            .collect();
+        others.sort_by(|&p, &q| self.load[q].at.total_cmp(&self.load[p].at));
+        others.truncate(PIGGY_LOADS);
+        let mut out = Vec::new();
+        codec::put_word(&mut out, 1 + others.len() as u64);
+        for p in std::iter::once(me).chain(others) {
+            codec::put_word(&mut out, p as u64);
+            codec::put_word(&mut out, self.load[p].value as u64);
+            codec::put_word(&mut out, micros(self.load[p].at));
+        }
+        let row: Vec<usize> = (0..self.npes)
+            .map(|k| (self.latency_turn + k) % self.npes)
+            .filter(|&p| self.latency[me][p].known())
+            .take(PIGGY_LATENCIES)
+            .collect();
+        if let Some(&last) = row.last() {
+            self.latency_turn = last + 1;
+        }
+        codec::put_word(&mut out, row.len() as u64);
+        for p in row {
+            let l = self.latency[me][p];
+            codec::put_word(&mut out, p as u64);
+            codec::put_word(&mut out, micros(l.value));
+            codec::put_word(&mut out, micros(l.at));
+        }
+        out
+    }
+
+    fn heard(
+        &mut self,
+        from: PeId,
+        sent_at: f64,
+        now: f64,
+        piggyback: &[u8],
+    ) -> Result<(), String> {
+        let (me, f) = (self.me(), from.0 as usize);
+        if f >= self.npes {
+            return Err(format!("a packet from PE {f} of {}", self.npes));
+        }
+        let took = now - sent_at;
+        if took >= 0.0 {
+            let l = &mut self.latency[me][f];
+            let value = if l.known() { l.value.min(took) } else { took };
+            *l = Stamped { value, at: now };
+        }
+        if piggyback.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = piggyback;
+        let mut word = || codec::take_word(&mut bytes).ok_or("a piggyback cut short");
+        let pe = |w: u64, n: usize| {
+            (w as usize)
+                .lt(&n)
+                .then_some(w as usize)
+                .ok_or(format!("a piggyback names PE {w} of {n}"))
+        };
+        for _ in 0..word()? {
+            let p = pe(word()?, self.npes)?;
+            let value = word()?.min(u32::MAX as u64) as u32;
+            let at = seconds(word()?);
+            if p != me {
+                self.load[p].merge(Stamped { value, at });
+            }
+        }
+        for _ in 0..word()? {
+            let p = pe(word()?, self.npes)?;
+            let value = seconds(word()?);
+            let at = seconds(word()?);
+            self.latency[f][p].merge(Stamped { value, at });
+        }
+        if !bytes.is_empty() {
+            return Err("a piggyback too long".into());
+        }
+        Ok(())
+    }
+
+    /// A fisher of another cluster at least as fast as this PE gets a
+    /// share of the pool in proportion to the speeds (its own spark
+    /// included), at most `SUPER_MOST` sparks in all.
+    fn extra_sparks(&self, origin: PeId, available: usize) -> usize {
+        let (mine, theirs) = (self.speed[self.me()], self.speed[origin.0 as usize]);
+        if available == 0 || theirs < mine || !self.remote(origin) {
+            return 0;
+        }
+        let share = ((available + 1) as f64 * theirs / (theirs + mine)).floor() as usize;
+        share.saturating_sub(1).min(available).min(SUPER_MOST - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(me: u16, npes: usize, speed: f64) -> Gum2Policy {
+        Gum2Policy::new(PeId(me), npes, speed, 7, &Tuning::default())
+    }
+
+    fn load(sparks: usize) -> Load {
+        Load {
+            runnable: 0,
+            sparks,
+        }
+    }
+
+    /// PE `from` tells `to` its load `sparks` at time `t`, a millisecond
+    /// away.
+    fn tell(from: &mut Gum2Policy, to: &mut Gum2Policy, sparks: usize, t: f64) {
+        let pb = from.piggyback(to.me, t, load(sparks));
+        to.heard(from.me, t, t + 0.001, &pb).unwrap();
+    }
+
+    #[test]
+    fn the_more_recent_entry_wins_whatever_the_order_of_arrival() {
+        let mut a = policy(0, 3, 1.0);
+        let mut b = policy(1, 3, 1.0);
+        let mut c = policy(2, 3, 1.0);
+        // b hears of c's load 5 at t = 2, then directly of c's older load
+        // 9 from t = 1 (a slow link): 5 stays.
+        tell(&mut c, &mut a, 5, 2.0);
+        let old = c.piggyback(b.me, 1.0, load(9));
+        tell(&mut a, &mut b, 0, 3.0);
+        assert_eq!(b.loads()[2], Stamped { value: 5, at: 2.0 });
+        b.heard(c.me, 1.0, 3.5, &old).unwrap();
+        assert_eq!(b.loads()[2], Stamped { value: 5, at: 2.0 });
+        // A newer one replaces it.
+        tell(&mut c, &mut b, 1, 4.0);
+        assert_eq!(b.loads()[2], Stamped { value: 1, at: 4.0 });
+        // Nobody overrides what a PE knows of itself.
+        let _ = a.piggyback(b.me, 9.0, load(3));
+        let mut claim = Vec::new();
+        for w in [1, 0, 7, micros(20.0), 0] {
+            codec::put_word(&mut claim, w);
+        }
+        a.heard(c.me, 20.0, 20.0, &claim).unwrap();
+        assert_eq!(a.loads()[0], Stamped { value: 3, at: 9.0 });
+    }
+
+    #[test]
+    fn piggybacks_survive_and_garbage_is_an_error() {
+        let mut a = policy(0, 4, 1.0);
+        let mut b = policy(1, 4, 1.0);
+        a.heard(PeId(2), 0.5, 0.7, &[]).unwrap();
+        let pb = a.piggyback(b.me, 1.0, load(4));
+        b.heard(a.me, 1.0, 1.2, &pb).unwrap();
+        assert_eq!(b.loads()[0].value, 4);
+        assert!((b.latency[0][2].value - 0.2).abs() < 1e-6);
+        assert!((b.latency_to(PeId(0)).unwrap() - 0.2).abs() < 1e-6);
+        for n in 0..pb.len() {
+            assert!(b.heard(a.me, 1.0, 1.2, &pb[..n]).is_err() || n == 0);
+        }
+        let mut long = pb.clone();
+        long.push(0);
+        assert!(b.heard(a.me, 1.0, 1.2, &long).is_err());
+        assert!(b.heard(a.me, 1.0, 1.2, &[1, 9, 0, 0, 0]).is_err());
+        assert!(b.heard(PeId(7), 1.0, 1.2, &[]).is_err());
+    }
+
+    #[test]
+    fn latency_is_the_least_seen() {
+        let mut a = policy(0, 2, 1.0);
+        for (sent, got) in [(1.0, 1.5), (2.0, 2.1), (3.0, 3.4)] {
+            a.heard(PeId(1), sent, got, &[]).unwrap();
+        }
+        assert!((a.latency_to(PeId(1)).unwrap() - 0.1).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_idle_pe_fishes_the_most_loaded_for_its_speed() {
+        let mut a = policy(0, 4, 1.0);
+        // Knowing nothing it fishes like GUM, at random.
+        let t = a.fish_target();
+        assert!(t != PeId(0) && (t.0 as usize) < 4);
+        // PE 1: 6 sparks at speed 1; PE 2: 4 at speed 0.25 (16 for its
+        // speed); PE 3: none.
+        a.static_info(PeId(2), 0.25);
+        for (pe, n) in [(1, 6), (2, 4), (3, 0)] {
+            let mut o = policy(pe, 4, if pe == 2 { 0.25 } else { 1.0 });
+            tell(&mut o, &mut a, n, 1.0);
+        }
+        assert_eq!(a.fish_target(), PeId(2));
+        // Within half of the best, the nearest wins (PE 2 is 35 ms away:
+        // the latency is the least seen, so make it the only one seen).
+        a.latency[0][2] = Stamped::unknown(0.0);
+        a.heard(PeId(2), 2.0, 2.035, &[]).unwrap();
+        let mut one = policy(1, 4, 1.0);
+        tell(&mut one, &mut a, 10, 3.0);
+        assert_eq!(a.fish_target(), PeId(1));
+        // A fish forwarded goes to the busiest but its origin.
+        assert_eq!(a.forward(PeId(1), 1), Some(PeId(2)));
+        assert_eq!(a.forward(PeId(3), FISH_LIFE), None);
+    }
+
+    #[test]
+    fn a_fast_fisher_of_another_cluster_gets_several_sparks() {
+        let mut a = policy(0, 4, 0.5);
+        a.static_info(PeId(1), 0.5);
+        a.static_info(PeId(2), 1.0);
+        a.static_info(PeId(3), 0.25);
+        // PE 1 is near (1 ms), PEs 2 and 3 far (35 ms).
+        a.heard(PeId(1), 0.0, 0.001, &[]).unwrap();
+        a.heard(PeId(2), 0.0, 0.035, &[]).unwrap();
+        a.heard(PeId(3), 0.0, 0.035, &[]).unwrap();
+        assert!(!a.remote(PeId(1)) && a.remote(PeId(2)));
+        // Near: one spark, however fast.
+        assert_eq!(a.extra_sparks(PeId(1), 10), 0);
+        // Far and twice as fast: two thirds of the 12, 8 at most.
+        assert_eq!(a.extra_sparks(PeId(2), 11), 7);
+        assert_eq!(a.extra_sparks(PeId(2), 5), 3);
+        // Far but slower: one.
+        assert_eq!(a.extra_sparks(PeId(3), 10), 0);
+        assert_eq!(a.extra_sparks(PeId(2), 0), 0);
+    }
+
+    #[test]
+    fn the_watermark_scales_with_speed() {
+        let mut fast = policy(0, 4, 1.0);
+        let mut slow = policy(2, 4, 0.25);
+        for p in [&mut fast, &mut slow] {
+            p.static_info(PeId(0), 1.0);
+            p.static_info(PeId(1), 1.0);
+            p.static_info(PeId(2), 0.25);
+            p.static_info(PeId(3), 0.25);
+        }
+        // Mean speed 0.625: 2 * 1.6 = 3.2 and 2 * 0.4 = 0.8.
+        assert_eq!(fast.scaled_watermark(), 3);
+        assert_eq!(slow.scaled_watermark(), 1);
+        assert!(fast.fish_early(load(2)) && !slow.fish_early(load(2)));
+        assert!(!fast.fish_early(Load {
+            runnable: 1,
+            sparks: 0
+        }));
+    }
+}
