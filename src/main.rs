@@ -106,8 +106,9 @@ pub(crate) struct MachineOpts {
     /// (one OS thread, virtual time, deterministic).
     #[arg(long, value_enum, default_value = "threads")]
     engine: EngineOpt,
-    /// The simulated machine for `--engine sim`: a grid file (see
-    /// programs/grids).
+    /// The machine as a grid file (see programs/grids): simulated with
+    /// `--engine sim`; emulated on `threads` (slow PEs paced to their
+    /// speed, messages between clusters delayed by the link's latency).
     #[arg(long, value_name = "FILE")]
     grid: Option<String>,
     /// Seeds the PEs' random choices (sim runs are reproducible per seed).
@@ -292,11 +293,6 @@ impl MachineOpts {
         };
         let grid = match &self.grid {
             Some(path) => {
-                if engine != gph_runtime::Engine::Sim {
-                    return Err(
-                        "--grid describes a simulated machine: use it with --engine sim".into(),
-                    );
-                }
                 let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
                 if let Some(n) = self.pes {
                     if n as usize != g.len() {

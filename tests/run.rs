@@ -130,6 +130,25 @@ fn golden_programs_print_the_same_under_gum2() {
     );
 }
 
+/// On the threads engine a grid is emulated (slow PEs paced, messages
+/// between clusters delayed): the output is still the one-PE output.
+#[test]
+fn threads_emulate_a_grid_with_the_same_output() {
+    let prog = "tests/programs/par_shared_lazy.gph";
+    let one = gph_with(&["run", "--pes", "1", prog], None, &[]);
+    assert_eq!(one.status, Some(0), "{}", one.stderr);
+    for grid in [
+        "programs/grids/hetero8.toml",
+        "programs/grids/two-clusters.toml",
+    ] {
+        for sched in ["gum", "gum2"] {
+            let out = gph_with(&["run", "--grid", grid, "--sched", sched, prog], None, &[]);
+            assert_eq!(out.status, Some(0), "{grid} {sched}: {}", out.stderr);
+            assert_eq!(out.stdout, one.stdout, "{grid} {sched}");
+        }
+    }
+}
+
 /// Two simulated runs with the same arguments give the same statistics,
 /// wall time aside.
 #[test]

@@ -367,6 +367,11 @@ impl Grid {
         self.pes[pe.0 as usize].speed
     }
 
+    /// Whether two PEs are in the same cluster.
+    pub fn same_cluster(&self, a: PeId, b: PeId) -> bool {
+        self.pes[a.0 as usize].cluster == self.pes[b.0 as usize].cluster
+    }
+
     fn net(&self, from: PeId, to: PeId) -> Net {
         let a = self.pes[from.0 as usize].cluster;
         let b = self.pes[to.0 as usize].cluster;

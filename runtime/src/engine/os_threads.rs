@@ -6,7 +6,14 @@
 //! The main PE (0, on the calling thread) ends the run: when its main
 //! thread ends, on an error anywhere (another PE sends FAIL), or on a
 //! deadlock (seen by any PE). Then it tells every other PE to FINISH.
+//!
+//! With a grid (`--grid` on threads) the engine emulates its heterogeneity
+//! on the real machine, so that a load policy can be tried for real: a PE
+//! of speed s < 1 sleeps after each slice for (1/s - 1) times the slice's
+//! length, and a message between two clusters is held on arrival for the
+//! link's latency. Bandwidth and sending costs are not emulated.
 
+use crate::engine::grid::Grid;
 use crate::engine::{drive, Census, Engine, Next, PeTimes, Setup};
 use crate::machine::heap::Ptr;
 use crate::machine::io::Io;
@@ -38,14 +45,23 @@ struct OsThread<'a> {
     step_start: Instant,
     /// A message that came while waiting.
     pending: Option<Envelope>,
-    /// A held message (our fish, home empty) and when it is due.
-    held: Option<(Instant, Envelope)>,
+    /// Held messages (our fish, home empty; a message from another
+    /// cluster) and when each is due.
+    held: Vec<(Instant, Envelope)>,
+    /// The grid to emulate, if any.
+    grid: Option<&'a Grid>,
     /// The last wait ran out: step once (an idle step notices interrupts).
     timed_out: bool,
 }
 
 impl<'a> OsThread<'a> {
-    fn new(me: PeId, rx: &'a Inbox, tx: &'a [Outlet], start: Instant) -> Self {
+    fn new(
+        me: PeId,
+        rx: &'a Inbox,
+        tx: &'a [Outlet],
+        start: Instant,
+        grid: Option<&'a Grid>,
+    ) -> Self {
         OsThread {
             me,
             rx,
@@ -54,7 +70,8 @@ impl<'a> OsThread<'a> {
             times: PeTimes::default(),
             step_start: start,
             pending: None,
-            held: None,
+            held: Vec::new(),
+            grid,
             timed_out: false,
         }
     }
@@ -64,8 +81,17 @@ impl<'a> OsThread<'a> {
         if env.hold.is_zero() {
             return Some(Next::Deliver(env));
         }
-        self.held = Some((Instant::now() + env.hold, env));
+        self.held.push((Instant::now() + env.hold, env));
         None
+    }
+
+    /// The held message due first: its index and when.
+    fn first_held(&self) -> Option<(usize, Instant)> {
+        self.held
+            .iter()
+            .enumerate()
+            .map(|(i, (due, _))| (i, *due))
+            .min_by_key(|&(_, due)| due)
     }
 }
 
@@ -75,9 +101,9 @@ impl Engine for OsThread<'_> {
             self.step_start = Instant::now();
             return Next::Step(0);
         }
-        if let Some((due, _)) = &self.held {
-            if Instant::now() >= *due {
-                return Next::Deliver(self.held.take().unwrap().1);
+        if let Some((i, due)) = self.first_held() {
+            if Instant::now() >= due {
+                return Next::Deliver(self.held.remove(i).1);
             }
         }
         if let Some(env) = self.pending.take() {
@@ -102,7 +128,7 @@ impl Engine for OsThread<'_> {
     fn wait(&mut self, pes: &[Pe]) {
         let now = Instant::now();
         let mut wait_for = IDLE_WAIT;
-        if let Some((due, _)) = &self.held {
+        if let Some((_, due)) = self.first_held() {
             wait_for = wait_for.min(due.saturating_duration_since(now));
         }
         if let Some(due) = pes[0].packets_due() {
@@ -136,11 +162,20 @@ impl Engine for OsThread<'_> {
 
     fn stepped(&mut self, _: usize, step: Step) {
         if matches!(step, Step::Ran(_) | Step::Sparked) {
+            let speed = self.grid.map_or(1.0, |g| g.speed(self.me));
+            if speed < 1.0 {
+                // A slower CPU: the slice takes 1/speed times as long.
+                let took = self.step_start.elapsed().as_secs_f64();
+                std::thread::sleep(Duration::from_secs_f64(took * (1.0 / speed - 1.0)));
+            }
             self.times.busy += self.step_start.elapsed().as_secs_f64();
         }
     }
 
-    fn post(&mut self, env: Envelope) {
+    fn post(&mut self, mut env: Envelope) {
+        if let Some(g) = self.grid.filter(|g| !g.same_cluster(env.from, env.to)) {
+            env.hold += Duration::from_secs_f64(g.latency(env.from, env.to));
+        }
         // A PE that has left no longer listens: nothing to do.
         let _ = self.tx[env.to.0 as usize].send(env);
     }
@@ -168,7 +203,8 @@ pub fn run<T: Send>(
                     .stack_size(64 << 20)
                     .spawn_scoped(s, move || {
                         let mut pe = setup.new_pe(Io::elsewhere(), k as u16);
-                        let mut eng = OsThread::new(PeId(k as u16), rx, tx, start);
+                        let grid = setup.config.grid.as_ref();
+                        let mut eng = OsThread::new(PeId(k as u16), rx, tx, start, grid);
                         if pe.init_cafs().is_ok() {
                             let pes = std::slice::from_mut(&mut pe);
                             let _ = drive(&mut eng, pes, census, None);
@@ -178,7 +214,7 @@ pub fn run<T: Send>(
                     .expect("a thread for a PE")
             })
             .collect();
-        let mut eng = OsThread::new(PeId(0), &rx[0], &tx, start);
+        let mut eng = OsThread::new(PeId(0), &rx[0], &tx, start, setup.config.grid.as_ref());
         let r = setup.start_main(pe0).and_then(|id| {
             let pes = std::slice::from_mut(pe0);
             drive(&mut eng, pes, &census, Some((0, id)))?
