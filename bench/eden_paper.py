@@ -41,15 +41,12 @@ whose output differs from the program's first run is flagged DIFF.
 """
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 import programs
-from programs import PROGDIR
+from programs import PROGDIR, print_table
 
 GRID = os.path.join(PROGDIR, "grids", "beowulf8.toml")
 BEOWULF = ["--engine", "sim", "--grid", GRID]
@@ -93,18 +90,8 @@ class Runner:
         """Runs programs/PROG.gph; returns (stats dict, note), the note
         "DIFF" when the output is not the program's first output (or the
         exit status when the run failed)."""
-        src = os.path.join(PROGDIR, prog + ".gph")
-        fd, path = tempfile.mkstemp(suffix=".json")
-        os.close(fd)
-        try:
-            proc = subprocess.run([self.gph, "run", *flags, "--stats-json", path, src, "--",
-                                   *args], capture_output=True, text=True)
-            with open(path) as f:
-                stats = json.load(f) if proc.returncode == 0 else {}
-        except ValueError:
-            stats = {}
-        finally:
-            os.unlink(path)
+        proc, stats = programs.run_with_stats(
+            self.gph, flags, os.path.join(PROGDIR, prog + ".gph"), args)
         if proc.returncode != 0:
             return stats, f"exit {proc.returncode}: {proc.stderr.strip()[:200]}"
         # The sorts print the variant's name first; compare the rest.
@@ -130,22 +117,6 @@ def ratio(a, b):
 
 def yes(ok):
     return "-" if ok is None else ("yes" if ok else "NO")
-
-
-def print_table(header, rows):
-    """Prints rows (lists of strings) under header, columns aligned: the
-    first left, the others right."""
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-
-    def line(r):
-        cells = [str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                 for i, (c, w) in enumerate(zip(r, widths))]
-        return "  ".join(cells).rstrip()
-
-    print(line(header))
-    print("-" * len(line(header)))
-    for r in rows:
-        print(line(r), flush=True)
 
 
 def paper_table(run, sizes):

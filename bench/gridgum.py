@@ -17,16 +17,13 @@ the improvement any policy can make over gum.
 """
 
 import argparse
-import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 import programs
-from programs import PROGDIR
+from programs import PROGDIR, print_table
 
 GRIDS = os.path.join(PROGDIR, "grids")
 HETERO = ["--engine", "sim", "--grid", os.path.join(GRIDS, "hetero8.toml")]
@@ -57,19 +54,11 @@ POLICIES = [
 
 def vtime(gph, flags, prog, args, seed):
     """The virtual seconds of one run, and its output."""
-    fd, path = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        proc = subprocess.run(
-            [gph, "run", *flags, "--seed", str(seed), "--stats-json", path,
-             os.path.join(PROGDIR, prog + ".gph"), "--", *args],
-            capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"{prog} {' '.join(flags)}: {proc.stderr.strip()}")
-        with open(path) as f:
-            return json.load(f)["virtual_time_s"], proc.stdout
-    finally:
-        os.unlink(path)
+    proc, stats = programs.run_with_stats(
+        gph, [*flags, "--seed", str(seed)], os.path.join(PROGDIR, prog + ".gph"), args)
+    if proc.returncode != 0:
+        sys.exit(f"{prog} {' '.join(flags)}: {proc.stderr.strip()}")
+    return stats["virtual_time_s"], proc.stdout
 
 
 def mean_time(gph, flags, prog, args, seeds, expected):
@@ -80,16 +69,6 @@ def mean_time(gph, flags, prog, args, seeds, expected):
             sys.exit(f"{prog} {' '.join(flags)} seed {seed}: output differs from 1 PE")
         times.append(t)
     return statistics.mean(times)
-
-
-def table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    line = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-    print(line(header))
-    print("-" * len(line(header)))
-    for r in rows:
-        print(line(r), flush=True)
 
 
 def main():
@@ -127,14 +106,14 @@ def main():
         homog.append([prog, size, f"{h['gum']:.3f}", f"{h['gum2']:.3f}",
                       f"{(h['gum2'] / h['gum'] - 1) * 100:+.1f} %",
                       "yes" if h["gum2"] <= 1.03 * h["gum"] else "NO"])
-    table(["program", "args", "1 PE", "ideal", "gum", "gum tl1", "gum2", "gain",
+    print_table(["program", "args", "1 PE", "ideal", "gum", "gum tl1", "gum2", "gain",
            "most", "paper gum", "paper gum2", "paper gain"], rows)
     geo = 1 - math.exp(statistics.mean(math.log(1 - g) for g in gains))
     print(f"\n   gain: run time saved by gum2 over gum; most: what the ideal would"
           f" save.\n   geometric mean gain: {geo * 100:.1f} % (paper 47.3 %, target"
           f" >= 35 %)\n")
     print("8 identical PEs (homogeneous8): gum2 no slower than gum (within 3 %)\n")
-    table(["program", "args", "gum", "gum2", "change", "met"], homog)
+    print_table(["program", "args", "gum", "gum2", "change", "met"], homog)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """What the bench scripts share: the programs of programs/ and their sizes."""
 
+import json
 import os
 import subprocess
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGDIR = os.path.join(ROOT, "programs")
@@ -26,3 +28,38 @@ def jobs(wanted):
             args = open(path).read().strip() if os.path.exists(path) else ""
         out.append((name, args.split()))
     return out
+
+
+def run_with_stats(gph, flags, src, args):
+    """Runs `gph run FLAGS SRC -- ARGS` with --stats-json; returns the
+    finished process (stdout and stderr as text) and the statistics ({}
+    when the run failed)."""
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        proc = subprocess.run([gph, "run", *flags, "--stats-json", path, src, "--", *args],
+                              capture_output=True, text=True)
+        try:
+            with open(path) as f:
+                stats = json.load(f) if proc.returncode == 0 else {}
+        except ValueError:
+            stats = {}
+    finally:
+        os.unlink(path)
+    return proc, stats
+
+
+def print_table(header, rows):
+    """Prints rows (lists of strings) under header, columns aligned: the
+    first left, the others right."""
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+
+    def line(r):
+        cells = [str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                 for i, (c, w) in enumerate(zip(r, widths))]
+        return "  ".join(cells).rstrip()
+
+    print(line(header))
+    print("-" * len(line(header)))
+    for r in rows:
+        print(line(r), flush=True)

@@ -715,6 +715,23 @@ fn put_str(reg: u16) -> Instr {
     }
 }
 
+/// The IO primitive `prim` on registers `args` (the world last), its
+/// value (the first field of its result) into r1.
+fn io_value(prim: gph_runtime::code::Prim, args: &[u16]) -> Vec<Instr> {
+    vec![
+        Instr::Prim {
+            prim,
+            dst: r(1),
+            args: regs(args),
+        },
+        Field {
+            dst: r(1),
+            reg: r(1),
+            field: 0,
+        },
+    ]
+}
+
 /// The string in register `reg`, forced by `force` (`force_list`).
 fn forced(force: ScId, reg: u16) -> Instr {
     Call {
@@ -812,28 +829,10 @@ fn stdin_get_line_and_get_contents() {
         1,
         [
             std_handles(),
+            io_value(gph_runtime::code::Prim::GetLine, &[5, 0]),
+            vec![put_str(1)],
+            io_value(gph_runtime::code::Prim::GetContents, &[5, 0]),
             vec![
-                Instr::Prim {
-                    prim: gph_runtime::code::Prim::GetLine,
-                    dst: r(1),
-                    args: regs(&[5, 0]),
-                },
-                Field {
-                    dst: r(1),
-                    reg: r(1),
-                    field: 0,
-                },
-                put_str(1),
-                Instr::Prim {
-                    prim: gph_runtime::code::Prim::GetContents,
-                    dst: r(1),
-                    args: regs(&[5, 0]),
-                },
-                Field {
-                    dst: r(1),
-                    reg: r(1),
-                    field: 0,
-                },
                 forced(force, 1),
                 put_str(1),
                 Instr::Prim {
@@ -874,33 +873,18 @@ fn exit_with_and_args() {
         2,
         [
             std_handles(),
+            io_value(gph_runtime::code::Prim::GetArgs, &[0]),
             vec![
-                Instr::Prim {
-                    prim: gph_runtime::code::Prim::GetArgs,
-                    dst: r(1),
-                    args: regs(&[0]),
-                },
-                Field {
-                    dst: r(1),
-                    reg: r(1),
-                    field: 0,
-                },
+                // The first argument (the list's head).
                 Field {
                     dst: r(1),
                     reg: r(1),
                     field: 0,
                 },
                 put_str(1),
-                Instr::Prim {
-                    prim: gph_runtime::code::Prim::GetProgName,
-                    dst: r(1),
-                    args: regs(&[0]),
-                },
-                Field {
-                    dst: r(1),
-                    reg: r(1),
-                    field: 0,
-                },
+            ],
+            io_value(gph_runtime::code::Prim::GetProgName, &[0]),
+            vec![
                 put_str(1),
                 ConstV { dst: v(0), bits: 3 },
                 BoxInt {

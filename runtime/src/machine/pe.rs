@@ -21,7 +21,6 @@ use crate::parallel::eden::Eden;
 use crate::parallel::ga::GaTable;
 use crate::parallel::gum::Gum;
 use crate::parallel::ids::PeId;
-use crate::parallel::policy::gum::GumPolicy;
 use crate::parallel::policy::{LoadPolicy, Sched};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::packet::{Chunking, Inbox, SendBuffers};
@@ -187,7 +186,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             heap.stress = Some(24);
             heap.alloc_end = (heap.hp + 24).min(heap.mem.len());
         }
-        let policy = Box::new(GumPolicy::new(PeId(0), 1, 0, &tuning));
+        let policy = tuning.sched.policy(PeId(0), 1, 1.0, 0, &tuning);
         let sending = SendBuffers::new(tuning.chunking);
         Pe {
             l,

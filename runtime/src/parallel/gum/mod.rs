@@ -259,25 +259,20 @@ impl Pe<'_, '_> {
     /// with the one `spare_spark` chose (the super-schedule): thunks that
     /// need no black hole of ours, oldest first.
     fn extra_sparks(&mut self, origin: PeId) -> Vec<Ptr> {
-        let mut out = Vec::new();
-        let (n, picks) = {
-            let sparks = Sparks::new(&self.sparks, &self.heap);
-            let n = self.policy.extra_sparks(origin, sparks.len());
-            let picks: Vec<usize> = (0..sparks.len())
-                .filter(|&i| sparks.is_thunk(i) && !sparks.waits_for_black_hole(i))
-                .take(n)
-                .map(|i| i + sparks.dead())
-                .collect();
-            (n, picks)
-        };
-        if n == 0 {
-            return out;
-        }
-        for &i in picks.iter().rev() {
-            if let Some(s) = self.sparks.remove(i) {
-                out.push(self.heap.deref(s));
-            }
-        }
+        let sparks = Sparks::new(&self.sparks, &self.heap);
+        let n = self.policy.extra_sparks(origin, sparks.len());
+        let picks: Vec<usize> = (0..sparks.len())
+            .filter(|&i| sparks.is_thunk(i) && !sparks.waits_for_black_hole(i))
+            .take(n)
+            .map(|i| i + sparks.dead())
+            .collect();
+        // From the back, so that the indices still hold.
+        let mut out: Vec<Ptr> = picks
+            .iter()
+            .rev()
+            .filter_map(|&i| self.sparks.remove(i))
+            .map(|s| self.heap.deref(s))
+            .collect();
         out.reverse();
         out
     }

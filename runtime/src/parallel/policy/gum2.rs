@@ -70,18 +70,15 @@ impl<T: Copy> Stamped<T> {
     }
 
     /// Keeps `other` if it is more recent.
-    fn merge(&mut self, other: Stamped<T>) -> bool {
-        let newer = other.at > self.at;
-        if newer {
+    fn merge(&mut self, other: Stamped<T>) {
+        if other.at > self.at {
             *self = other;
         }
-        newer
     }
 }
 
 pub struct Gum2Policy {
     me: PeId,
-    npes: usize,
     /// GUM's random choices, for when the tables know of no work.
     gum: GumPolicy,
     /// PEStatic: each PE's speed (1.0 until heard of: the fastest).
@@ -109,7 +106,6 @@ impl Gum2Policy {
         speeds[me.0 as usize] = speed;
         Gum2Policy {
             me,
-            npes,
             gum: GumPolicy::new(me, npes, seed, tuning),
             speed: speeds,
             load: vec![Stamped::unknown(0); npes],
@@ -127,8 +123,13 @@ impl Gum2Policy {
         self.me.0 as usize
     }
 
+    /// How many PEs there are.
+    fn npes(&self) -> usize {
+        self.speed.len()
+    }
+
     /// Our latency to `pe`: measured, else as `pe` measured it, else None.
-    pub fn latency_to(&self, pe: PeId) -> Option<f64> {
+    fn latency_to(&self, pe: PeId) -> Option<f64> {
         let (a, b) = (self.me(), pe.0 as usize);
         [self.latency[a][b], self.latency[b][a]]
             .into_iter()
@@ -149,8 +150,8 @@ impl Gum2Policy {
     /// The PE, other than us and `not`, with the most load for its speed,
     /// preferring the nearest among those within half of the most; None
     /// when no PE is known to have sparks.
-    pub fn busiest(&self, not: Option<PeId>) -> Option<PeId> {
-        let others = (0..self.npes)
+    fn busiest(&self, not: Option<PeId>) -> Option<PeId> {
+        let others = (0..self.npes())
             .filter(|&p| p != self.me() && Some(PeId(p as u16)) != not)
             .filter(|&p| self.pressure(p) > 0.0);
         let best = others.clone().map(|p| self.pressure(p)).fold(0.0, f64::max);
@@ -171,8 +172,8 @@ impl Gum2Policy {
 
     /// Whether `pe` is in another cluster than ours: its latency is many
     /// times our nearest PE's.
-    pub fn remote(&self, pe: PeId) -> bool {
-        let nearest = (0..self.npes)
+    fn remote(&self, pe: PeId) -> bool {
+        let nearest = (0..self.npes())
             .filter(|&p| p != self.me())
             .filter_map(|p| self.latency_to(PeId(p as u16)))
             .fold(f64::INFINITY, f64::min);
@@ -183,14 +184,9 @@ impl Gum2Policy {
     }
 
     /// The low watermark for this PE's speed.
-    pub fn scaled_watermark(&self) -> usize {
-        let mean = self.speed.iter().sum::<f64>() / self.npes.max(1) as f64;
+    fn scaled_watermark(&self) -> usize {
+        let mean = self.speed.iter().sum::<f64>() / self.npes().max(1) as f64;
         (self.watermark as f64 * self.speed[self.me()] / mean).round() as usize
-    }
-
-    /// The load table as it stands (for tests and statistics).
-    pub fn loads(&self) -> &[Stamped<u32>] {
-        &self.load
     }
 }
 
@@ -245,7 +241,7 @@ impl LoadPolicy for Gum2Policy {
             value: load.sparks as u32,
             at: now,
         };
-        let mut others: Vec<usize> = (0..self.npes)
+        let mut others: Vec<usize> = (0..self.npes())
             .filter(|&p| p != me && p != to.0 as usize && self.load[p].known())
             .collect();
         others.sort_by(|&p, &q| self.load[q].at.total_cmp(&self.load[p].at));
@@ -257,8 +253,8 @@ impl LoadPolicy for Gum2Policy {
             codec::put_word(&mut out, self.load[p].value as u64);
             codec::put_word(&mut out, micros(self.load[p].at));
         }
-        let row: Vec<usize> = (0..self.npes)
-            .map(|k| (self.latency_turn + k) % self.npes)
+        let row: Vec<usize> = (0..self.npes())
+            .map(|k| (self.latency_turn + k) % self.npes())
             .filter(|&p| self.latency[me][p].known())
             .take(PIGGY_LATENCIES)
             .collect();
@@ -283,8 +279,8 @@ impl LoadPolicy for Gum2Policy {
         piggyback: &[u8],
     ) -> Result<(), String> {
         let (me, f) = (self.me(), from.0 as usize);
-        if f >= self.npes {
-            return Err(format!("a packet from PE {f} of {}", self.npes));
+        if f >= self.npes() {
+            return Err(format!("a packet from PE {f} of {}", self.npes()));
         }
         let took = now - sent_at;
         if took >= 0.0 {
@@ -297,14 +293,13 @@ impl LoadPolicy for Gum2Policy {
         }
         let mut bytes = piggyback;
         let mut word = || codec::take_word(&mut bytes).ok_or("a piggyback cut short");
-        let pe = |w: u64, n: usize| {
-            (w as usize)
-                .lt(&n)
-                .then_some(w as usize)
-                .ok_or(format!("a piggyback names PE {w} of {n}"))
+        let n = self.npes();
+        let pe = |w: u64| match usize::try_from(w) {
+            Ok(p) if p < n => Ok(p),
+            _ => Err(format!("a piggyback names PE {w} of {n}")),
         };
         for _ in 0..word()? {
-            let p = pe(word()?, self.npes)?;
+            let p = pe(word()?)?;
             let value = word()?.min(u32::MAX as u64) as u32;
             let at = seconds(word()?);
             if p != me {
@@ -312,7 +307,7 @@ impl LoadPolicy for Gum2Policy {
             }
         }
         for _ in 0..word()? {
-            let p = pe(word()?, self.npes)?;
+            let p = pe(word()?)?;
             let value = seconds(word()?);
             let at = seconds(word()?);
             self.latency[f][p].merge(Stamped { value, at });
@@ -368,12 +363,12 @@ mod tests {
         tell(&mut c, &mut a, 5, 2.0);
         let old = c.piggyback(b.me, 1.0, load(9));
         tell(&mut a, &mut b, 0, 3.0);
-        assert_eq!(b.loads()[2], Stamped { value: 5, at: 2.0 });
+        assert_eq!(b.load[2], Stamped { value: 5, at: 2.0 });
         b.heard(c.me, 1.0, 3.5, &old).unwrap();
-        assert_eq!(b.loads()[2], Stamped { value: 5, at: 2.0 });
+        assert_eq!(b.load[2], Stamped { value: 5, at: 2.0 });
         // A newer one replaces it.
         tell(&mut c, &mut b, 1, 4.0);
-        assert_eq!(b.loads()[2], Stamped { value: 1, at: 4.0 });
+        assert_eq!(b.load[2], Stamped { value: 1, at: 4.0 });
         // Nobody overrides what a PE knows of itself.
         let _ = a.piggyback(b.me, 9.0, load(3));
         let mut claim = Vec::new();
@@ -381,7 +376,7 @@ mod tests {
             codec::put_word(&mut claim, w);
         }
         a.heard(c.me, 20.0, 20.0, &claim).unwrap();
-        assert_eq!(a.loads()[0], Stamped { value: 3, at: 9.0 });
+        assert_eq!(a.load[0], Stamped { value: 3, at: 9.0 });
     }
 
     #[test]
@@ -391,7 +386,7 @@ mod tests {
         a.heard(PeId(2), 0.5, 0.7, &[]).unwrap();
         let pb = a.piggyback(b.me, 1.0, load(4));
         b.heard(a.me, 1.0, 1.2, &pb).unwrap();
-        assert_eq!(b.loads()[0].value, 4);
+        assert_eq!(b.load[0].value, 4);
         assert!((b.latency[0][2].value - 0.2).abs() < 1e-6);
         assert!((b.latency_to(PeId(0)).unwrap() - 0.2).abs() < 1e-6);
         for n in 0..pb.len() {
