@@ -149,6 +149,40 @@ fn threads_emulate_a_grid_with_the_same_output() {
     }
 }
 
+/// The main thread's last slice takes virtual time too: a program that
+/// ends within its first slice took none before.
+#[test]
+fn a_run_of_one_slice_takes_virtual_time() {
+    let dir = std::env::temp_dir().join(format!("gph-one-slice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("stats.json");
+    let out = gph_with(
+        &[
+            "run",
+            "--engine",
+            "sim",
+            "--pes",
+            "2",
+            "--stats-json",
+            path.to_str().unwrap(),
+            "tests/programs/expr_operator_precedence.gph",
+        ],
+        None,
+        &[],
+    );
+    assert_eq!(out.status, Some(0), "{}", out.stderr);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let reductions = v["per_pe"][0]["reductions"].as_u64().unwrap();
+    let t = v["virtual_time_s"].as_f64().unwrap();
+    // The main PE makes 20 M reductions per second.
+    assert!(
+        reductions > 0 && t >= reductions as f64 / 20e6,
+        "{t} s for {reductions} reductions"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Two simulated runs with the same arguments give the same statistics,
 /// wall time aside.
 #[test]

@@ -261,8 +261,8 @@ impl Driver<'_> {
                     self.post(eng, pes, p);
                     stamp(eng, pes, p, t0);
                     self.update(pes, p);
-                    if let Step::Done(v) = r? {
-                        return Ok(Some(v));
+                    if let Step::Done { value, .. } = r? {
+                        return Ok(Some(value));
                     }
                 }
             }

@@ -161,7 +161,7 @@ impl Engine for OsThread<'_> {
     fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {}
 
     fn stepped(&mut self, _: usize, step: Step) {
-        if matches!(step, Step::Ran(_) | Step::Sparked) {
+        if matches!(step, Step::Ran(_) | Step::Sparked | Step::Done { .. }) {
             let speed = self.grid.map_or(1.0, |g| g.speed(self.me));
             if speed < 1.0 {
                 // A slower CPU: the slice takes 1/speed times as long.

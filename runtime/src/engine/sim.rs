@@ -136,8 +136,13 @@ impl Engine for Sim<'_> {
         let dt = match step {
             // (A slice that blocked at once costs what a new thread does.)
             Step::Ran(0) | Step::Sparked => THREAD_COST,
-            Step::Ran(red) => red as f64 / REDUCTIONS_PER_SECOND,
-            Step::Idle | Step::Done(_) => return,
+            // (The main thread's last slice counts too: a run of one
+            // slice took no time before.)
+            Step::Ran(red)
+            | Step::Done {
+                reductions: red, ..
+            } => red as f64 / REDUCTIONS_PER_SECOND,
+            Step::Idle => return,
         } / self.grid.speed(PeId(p as u16));
         self.clock[p] += dt;
         self.busy[p] += dt;

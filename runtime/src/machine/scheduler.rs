@@ -25,8 +25,8 @@ pub enum Step {
     Sparked,
     /// Nothing to run.
     Idle,
-    /// The main thread ended with this value.
-    Done(Ptr),
+    /// The main thread ended with `value`, in a slice of `reductions`.
+    Done { value: Ptr, reductions: u64 },
 }
 
 impl Pe<'_, '_> {
@@ -195,7 +195,10 @@ impl Pe<'_, '_> {
                 if Some(id) == main {
                     let r = t.result;
                     self.threads[id as usize] = t;
-                    return Ok(Step::Done(r));
+                    return Ok(Step::Done {
+                        value: r,
+                        reductions,
+                    });
                 }
                 self.free_ids.push(id);
             }
