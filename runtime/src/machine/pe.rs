@@ -66,7 +66,13 @@ pub struct Tuning {
     pub initial_heap_words: usize,
     /// Most live threads per PE (sparks wait while there are this many).
     pub thread_limit: usize,
-    /// The largest packed graph (a SCHEDULE or RESUME), in words.
+    /// The largest packed graph (a SCHEDULE or RESUME), in words: a
+    /// structure bigger than this travels by several FETCHes, a round trip
+    /// each. 16,384 rather than 4,096 once lists travelled as runs (a
+    /// list element in 1-3 bytes): raytracer 700x525 on 16 simulated PEs
+    /// 1.085 -> 0.775 s virtual (the main PE fetches the image), parsort
+    /// 0.761 -> 0.608, matmult 400 0.728 -> 0.741; 32,768 gave 0.684,
+    /// 0.555 and 0.789.
     pub graph_words: usize,
     /// A PE that is busy but has fewer sparks than this, and nothing else
     /// queued, fishes early (so that work arrives before it runs dry). 0,
@@ -100,7 +106,7 @@ impl Default for Tuning {
             spark_pool: 4096,
             initial_heap_words: 1 << 19,
             thread_limit: usize::MAX,
-            graph_words: 4096,
+            graph_words: 16384,
             thunks_per_graph: 8,
             low_watermark: 0,
             fish_delay: std::time::Duration::from_millis(1),

@@ -44,7 +44,8 @@ use std::time::Duration;
 /// and the default grid's) and 1.6 ms of β on the paper's cluster, against
 /// λ = 63 µs: a larger packet would save under 1 % of its sending time and
 /// keep its first message from its receiver for longer. GUM's largest
-/// message (a packed graph of `Tuning::graph_words`, 32 KiB) fits whole.
+/// message (a packed graph of `Tuning::graph_words`, 16,384 words, a few
+/// tens of KiB in the dense form) mostly fits whole.
 pub const DEFAULT_PACKET_SIZE: usize = 64 << 10;
 
 /// A stream element waits at most 1 ms. A PE that makes elements faster
