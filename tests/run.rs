@@ -153,7 +153,43 @@ fn threads_emulate_a_grid_with_the_same_output() {
 /// ends within its first slice took none before.
 #[test]
 fn a_run_of_one_slice_takes_virtual_time() {
-    let dir = std::env::temp_dir().join(format!("gph-one-slice-{}", std::process::id()));
+    let (reductions, t) =
+        sim_reductions_and_time("tests/programs/expr_operator_precedence.gph", "2");
+    // The main PE makes 20 M reductions per second.
+    assert!(
+        reductions > 0 && t >= reductions as f64 / 20e6,
+        "{t} s for {reductions} reductions"
+    );
+}
+
+#[test]
+fn big_integer_arithmetic_takes_virtual_time_by_its_size() {
+    // 3000! has 9,131 digits: multiplying it up costs far more than its
+    // reductions.
+    let dir = std::env::temp_dir().join(format!("gph-big-cost-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("fact.gph");
+    std::fs::write(
+        &src,
+        "main :: IO ()\nmain = print (length (show (product [1 .. 3000 :: Integer])))\n",
+    )
+    .unwrap();
+    let (reductions, t) = sim_reductions_and_time(src.to_str().unwrap(), "1");
+    assert!(
+        t > 5.0 * reductions as f64 / 20e6,
+        "{t} s for {reductions} reductions"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The main PE's reductions and the virtual time of `program` on `pes`
+/// simulated PEs.
+fn sim_reductions_and_time(program: &str, pes: &str) -> (u64, f64) {
+    let dir = std::env::temp_dir().join(format!(
+        "gph-sim-time-{}-{}",
+        std::process::id(),
+        program.len()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("stats.json");
     let out = gph_with(
@@ -162,10 +198,10 @@ fn a_run_of_one_slice_takes_virtual_time() {
             "--engine",
             "sim",
             "--pes",
-            "2",
+            pes,
             "--stats-json",
             path.to_str().unwrap(),
-            "tests/programs/expr_operator_precedence.gph",
+            program,
         ],
         None,
         &[],
@@ -173,14 +209,11 @@ fn a_run_of_one_slice_takes_virtual_time() {
     assert_eq!(out.status, Some(0), "{}", out.stderr);
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let reductions = v["per_pe"][0]["reductions"].as_u64().unwrap();
-    let t = v["virtual_time_s"].as_f64().unwrap();
-    // The main PE makes 20 M reductions per second.
-    assert!(
-        reductions > 0 && t >= reductions as f64 / 20e6,
-        "{t} s for {reductions} reductions"
-    );
     let _ = std::fs::remove_dir_all(&dir);
+    (
+        v["per_pe"][0]["reductions"].as_u64().unwrap(),
+        v["virtual_time_s"].as_f64().unwrap(),
+    )
 }
 
 /// Two simulated runs with the same arguments give the same statistics,

@@ -138,10 +138,7 @@ impl Engine for Sim<'_> {
             Step::Ran(0) | Step::Sparked => THREAD_COST,
             // (The main thread's last slice counts too: a run of one
             // slice took no time before.)
-            Step::Ran(red)
-            | Step::Done {
-                reductions: red, ..
-            } => red as f64 / REDUCTIONS_PER_SECOND,
+            Step::Ran(work) | Step::Done { work, .. } => work as f64 / REDUCTIONS_PER_SECOND,
             Step::Idle => return,
         } / self.grid.speed(PeId(p as u16));
         self.clock[p] += dt;

@@ -141,6 +141,9 @@ pub struct Pe<'p, 'io> {
     pub(crate) obs: Obs,
     /// Reductions of the slice under way (the reducer counts them).
     pub(crate) slice_reductions: u64,
+    /// What costly primitives charged in this slice on top of their
+    /// reductions, in reductions (`Pe::charge`).
+    pub(crate) slice_work: u64,
     pub(crate) tuning: Tuning,
     pub(crate) interrupt: Option<Arc<AtomicBool>>,
     pub(crate) heap_limit_bytes: usize,
@@ -208,6 +211,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             io,
             obs: Obs::default(),
             slice_reductions: 0,
+            slice_work: 0,
             tuning,
             interrupt,
             heap_limit_bytes,

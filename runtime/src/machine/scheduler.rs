@@ -19,17 +19,26 @@ pub enum SliceEnd {
 /// What one scheduler round did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// Ran a thread for a time slice of this many reductions.
+    /// Ran a thread for a time slice of this much work: its reductions,
+    /// plus what costly primitives charged (`Pe::charge`).
     Ran(u64),
     /// Made a thread of a spark.
     Sparked,
     /// Nothing to run.
     Idle,
-    /// The main thread ended with `value`, in a slice of `reductions`.
-    Done { value: Ptr, reductions: u64 },
+    /// The main thread ended with `value`, in a slice of this much `work`
+    /// (as `Ran`'s).
+    Done { value: Ptr, work: u64 },
 }
 
 impl Pe<'_, '_> {
+    /// Charges the running slice `reductions` more of work than it
+    /// counts: a primitive whose cost grows with its operands (the sim's
+    /// clock advances by work, the statistics count reductions).
+    pub(crate) fn charge(&mut self, reductions: u64) {
+        self.slice_work += reductions;
+    }
+
     // ------------------------------------------------------------ threads
 
     pub fn spawn(&mut self, entry: u32, regs: &[Ptr]) -> u32 {
@@ -139,8 +148,10 @@ impl Pe<'_, '_> {
         let budget = self.tuning.slice;
         self.obs.emit(Event::ThreadRun { thread: id });
         self.slice_reductions = 0;
+        self.slice_work = 0;
         let r = self.run_slice(&mut t, budget);
         let reductions = self.slice_reductions;
+        let work = reductions + self.slice_work;
         let stack = (t.ptrs.len() + t.vals.len() * 2 + t.frames.len() * 4) as u64;
         let why = match r {
             Ok(SliceEnd::Yield) => StopWhy::Yielded,
@@ -169,7 +180,7 @@ impl Pe<'_, '_> {
                 self.speculation_failed(&t, msg);
                 self.live_threads -= 1;
                 self.free_ids.push(id);
-                return Ok(Step::Ran(reductions));
+                return Ok(Step::Ran(work));
             }
             Err(e) => {
                 self.threads[id as usize] = t;
@@ -179,7 +190,7 @@ impl Pe<'_, '_> {
         if stack as usize * 4 > self.heap_limit_bytes.max(1 << 30) {
             return err("stack overflow");
         }
-        let ran = Step::Ran(reductions);
+        let ran = Step::Ran(work);
         match end {
             SliceEnd::Yield => {
                 self.run_queue.push_back(id);
@@ -195,10 +206,7 @@ impl Pe<'_, '_> {
                 if Some(id) == main {
                     let r = t.result;
                     self.threads[id as usize] = t;
-                    return Ok(Step::Done {
-                        value: r,
-                        reductions,
-                    });
+                    return Ok(Step::Done { value: r, work });
                 }
                 self.free_ids.push(id);
             }
