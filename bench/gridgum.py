@@ -14,6 +14,11 @@ the improvement any policy can make over gum.
 
     python3 bench/gridgum.py                  # about 5 minutes
     python3 bench/gridgum.py --seeds 1 --size queens=10
+    python3 bench/gridgum.py --figures docs/observe  # only Figs 8.1-8.6
+
+--figures DIR writes the activity profiles of the paper's Figs 8.1-8.6
+instead of the tables: raytracer 350x350 and 500x500 on hetero8 under
+gum, gum with thread limit 1 and gum2 (DIR/fig8-raytracer-SIZE-POLICY.svg).
 """
 
 import argparse
@@ -76,6 +81,7 @@ def main():
     ap.add_argument("--size", action="append", default=[], metavar="NAME=ARGS")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--figures", metavar="DIR", help="write Figs 8.1-8.6 to DIR instead")
     opts = ap.parse_args()
     sizes = dict(SIZES)
     for s in opts.size:
@@ -84,6 +90,8 @@ def main():
             ap.error(f"--size {s}: NAME one of {', '.join(SIZES)}")
         sizes[name] = args
     gph = programs.gph(build=not opts.no_build)
+    if opts.figures:
+        return figures(gph, opts.figures)
 
     print(f"Table 8.1: 4 fast + 4 slow PEs (hetero8), virtual seconds, mean of"
           f" {opts.seeds} seeds\n")
@@ -114,6 +122,22 @@ def main():
           f" >= 35 %)\n")
     print("8 identical PEs (homogeneous8): gum2 no slower than gum (within 3 %)\n")
     print_table(["program", "args", "gum", "gum2", "change", "met"], homog)
+
+
+def figures(gph, out):
+    """Figs 8.1-8.6: raytracer's activity profiles on hetero8."""
+    rows = []
+    for size in ["350 350", "500 500"]:
+        expected = None
+        for name, flags in POLICIES:
+            tag = name.replace(" ", "-")
+            path = os.path.join(out, f"fig8-raytracer-{size.replace(' ', 'x')}-{tag}.svg")
+            t, got = vtime(gph, HETERO + flags + ["--profile", path], "raytracer", size.split(), 0)
+            if expected is not None and got != expected:
+                sys.exit(f"raytracer {size} {name}: output differs")
+            expected = got
+            rows.append([f"raytracer {size}", name, f"{t:.3f}", path])
+    print_table(["run", "policy", "virtual s", "profile"], rows)
 
 
 if __name__ == "__main__":

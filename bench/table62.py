@@ -56,6 +56,7 @@ def main():
     ap.add_argument("--size", action="append", default=[], metavar="NAME=ARGS")
     ap.add_argument("--only", action="append", default=[], metavar="NAME")
     ap.add_argument("--pes", type=int, default=16)
+    ap.add_argument("--sched", help="the load policy of the many-PE runs (gph's default if not given)")
     ap.add_argument("--profiles", metavar="DIR",
                     help="also write each 16-PE run's activity profile, DIR/table62-NAME.svg")
     ap.add_argument("--no-build", action="store_true")
@@ -72,6 +73,8 @@ def main():
         args = sizes[prog].split()
         one, out1 = run(gph, ["--engine", "sim", "--pes", "1"], prog, args)
         flags = ["--engine", "sim", "--pes", str(opts.pes)]
+        if opts.sched:
+            flags += ["--sched", opts.sched]
         if opts.profiles:
             flags += ["--profile", os.path.join(opts.profiles, f"table62-{prog}.svg")]
         many, out = run(gph, flags, prog, args)

@@ -154,7 +154,7 @@ pub fn run_main_with(
         tuning.thread_limit = t.max(1);
     }
     if let Some(w) = config.low_watermark {
-        tuning.low_watermark = w;
+        tuning.low_watermark = Some(w);
     }
     if let Some(d) = config.fish_delay {
         tuning.fish_delay = d;

@@ -36,7 +36,10 @@
 //! Eden chunking paper measured 63 and 0.1 (`beowulf8.toml`).
 //!
 //! Only the ratios of speeds matter: they are scaled so that the fastest PE
-//! has speed 1.0. Between two clusters without a `[[link]]`, the latency and
+//! has speed 1.0, or, when the grid says `reference_speed = R` (top level),
+//! so that a PE of speed R has 1.0 (R = 1816 puts a grid of 933 MHz
+//! machines at 0.51: grids of different machines then compare in virtual
+//! time). Between two clusters without a `[[link]]`, the latency and
 //! the sending costs are the larger of the two clusters' and the bandwidth
 //! the smaller (the slower network decides); a link without
 //! `bandwidth_mbit` or costs gets those too. PEs are numbered in cluster
@@ -144,6 +147,7 @@ impl FileNet {
 #[serde(deny_unknown_fields)]
 struct FileGrid {
     name: Option<String>,
+    reference_speed: Option<f64>,
     #[serde(default)]
     cluster: Vec<FileCluster>,
     #[serde(default)]
@@ -197,6 +201,7 @@ impl Grid {
             "uniform".into(),
             vec![cluster],
             vec![vec![net]],
+            None,
         ))
     }
 
@@ -313,7 +318,12 @@ impl Grid {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "grid".into()),
         };
-        Ok(Grid::build(name, clusters, net))
+        if let Some(r) = file.reference_speed {
+            if !(r > 0.0 && r.is_finite()) {
+                return err(format!("reference_speed is {r}; speeds must be positive"));
+            }
+        }
+        Ok(Grid::build(name, clusters, net, file.reference_speed))
     }
 
     /// Reads and parses a grid file.
@@ -326,10 +336,16 @@ impl Grid {
 
     /// The one place that scales speeds and lays out the PEs, for both
     /// `uniform` and grid files.
-    fn build(name: String, mut clusters: Vec<Cluster>, net: Vec<Vec<Net>>) -> Grid {
+    fn build(
+        name: String,
+        mut clusters: Vec<Cluster>,
+        net: Vec<Vec<Net>>,
+        reference: Option<f64>,
+    ) -> Grid {
         let fastest = clusters.iter().map(|c| c.speed).fold(0.0, f64::max);
+        let unit = reference.unwrap_or(fastest);
         for c in &mut clusters {
-            c.speed /= fastest;
+            c.speed /= unit;
         }
         let pes = clusters
             .iter()
@@ -627,6 +643,14 @@ latency_ms = 0.35
             .replace("1395", "2790")
             .replace("speed = 534", "speed = 1068");
         assert_eq!(Grid::parse(&scaled, "h.toml").unwrap(), g);
+        // Against a reference speed: 1395 runs at 1.0, whoever is fastest.
+        let slow_only = "reference_speed = 1395\n[[cluster]]\nname = \"s\"\npes = 2\nspeed = 534\n";
+        let s = Grid::parse(slow_only, "s.toml").unwrap();
+        assert!(close(s.speed(PeId(1)), 534.0 / 1395.0));
+        let bad = slow_only.replace("1395", "0");
+        assert!(Grid::parse(&bad, "s.toml")
+            .unwrap_err()
+            .contains("reference_speed is 0"));
     }
 
     #[test]

@@ -115,6 +115,10 @@ impl Engine for Sim<'_> {
         id.0 as usize
     }
 
+    fn arrived(&self, _: usize) -> f64 {
+        self.arrival
+    }
+
     fn now(&self, p: usize) -> f64 {
         self.clock[p]
     }

@@ -79,7 +79,9 @@ pub struct Tuning {
     /// GUM's way, fishes only when idle; 1 speeds up sumEuler and nfib on 16
     /// simulated PEs (speedups 14.0 -> 15.3 and 13.4 -> 13.9) but slows
     /// the threads engine on 2 PEs by 10-15% and small runs a little.
-    pub low_watermark: usize,
+    /// None: the load policy's own default (gum 0, gum2 2, scaled by
+    /// speed).
+    pub low_watermark: Option<usize>,
     /// Thunks that move with the answer to a FETCH or with a spark (the
     /// root first): a lazy list fetched thunk by thunk costs a round trip
     /// per cell, and a spark whose thread must first fetch its argument
@@ -108,7 +110,7 @@ impl Default for Tuning {
             thread_limit: usize::MAX,
             graph_words: 16384,
             thunks_per_graph: 8,
-            low_watermark: 0,
+            low_watermark: None,
             fish_delay: std::time::Duration::from_millis(1),
             chunking: Chunking::default(),
             sched: Sched::default(),

@@ -30,7 +30,7 @@ impl GumPolicy {
             me,
             npes,
             rng: (seed ^ 0x9E37_79B9_7F4A_7C15).wrapping_mul(me.0 as u64 * 2 + 1) | 1,
-            low_watermark: tuning.low_watermark,
+            low_watermark: tuning.low_watermark.unwrap_or(0),
             fish_delay: tuning.fish_delay,
         }
     }

@@ -111,11 +111,7 @@ impl Gum2Policy {
             load: vec![Stamped::unknown(0); npes],
             latency: vec![vec![Stamped::unknown(0.0); npes]; npes],
             latency_turn: 0,
-            watermark: if tuning.low_watermark > 0 {
-                tuning.low_watermark
-            } else {
-                DEFAULT_WATERMARK
-            },
+            watermark: tuning.low_watermark.unwrap_or(DEFAULT_WATERMARK),
         }
     }
 

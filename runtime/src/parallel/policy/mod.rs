@@ -143,7 +143,7 @@ pub trait LoadPolicy: Send {
     fn piggyback(&mut self, _to: PeId, _now: f64, _load: Load) -> Vec<u8> {
         Vec::new()
     }
-    /// A packet from `from`, sent at `sent_at` (its clock), is handled at
+    /// A packet from `from`, sent at `sent_at` (its clock), arrived at
     /// `now` (ours) with `piggyback`. An error: the piggyback is garbage.
     fn heard(
         &mut self,
