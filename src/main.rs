@@ -116,16 +116,21 @@ pub(crate) struct MachineOpts {
     seed: u64,
     /// How PEs share out work: `gum` (GUM: fish a random PE, one spark per
     /// fish) or `gum2` (Grid-GUM2: speeds and loads exchanged, fish the
-    /// busiest PE for its speed, several sparks to a fast remote PE).
+    /// busiest PE for its speed).
     #[arg(long, value_enum, default_value = "gum")]
     sched: SchedOpt,
     /// Most live threads per PE (Grid-GUM's thread limitation).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     thread_limit: Option<u32>,
-    /// A busy PE with fewer sparks than this fishes for more (default 0:
-    /// fish only when idle, as GUM).
+    /// A busy PE with fewer sparks than this fishes for more (default: 0
+    /// under gum, fish only when idle; 2 under gum2, scaled by speed).
     #[arg(long, value_name = "N")]
     low_watermark: Option<usize>,
+    /// Under gum2, a fast PE of another cluster that fishes gets its fair
+    /// share of the pool at once (Grid-GUM2's super-schedule; off by
+    /// default: it made most of the measured runs slower, docs/parallel.md).
+    #[arg(long)]
+    super_schedule: bool,
     /// Milliseconds a PE waits after a fish came home empty before it
     /// sends another (GUM's fish delay; default 1).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
@@ -180,6 +185,9 @@ impl ObserveOpts {
         }
         if let Some(n) = machine.low_watermark {
             policy.push_str(&format!(", low watermark {n}"));
+        }
+        if machine.super_schedule {
+            policy.push_str(", super-schedule");
         }
         if let Some(d) = machine.fish_delay {
             policy.push_str(&format!(", fish delay {} ms", d.as_secs_f64() * 1e3));
@@ -318,6 +326,7 @@ impl MachineOpts {
             seed: self.seed,
             thread_limit: self.thread_limit.map(|n| n as usize),
             low_watermark: self.low_watermark,
+            super_schedule: self.super_schedule,
             fish_delay: self.fish_delay,
             sched: self.sched.sched(),
             no_chunking: self.no_chunking,

@@ -48,6 +48,8 @@ pub struct Config {
     pub thread_limit: Option<usize>,
     /// Fish early when fewer sparks than this are left (see `Tuning`).
     pub low_watermark: Option<usize>,
+    /// Grid-GUM2's super-schedule (see `Tuning`).
+    pub super_schedule: bool,
     /// The fish delay (see `pe::Tuning`).
     pub fish_delay: Option<std::time::Duration>,
     /// The load policy (`--sched`).
@@ -94,6 +96,7 @@ impl Default for Config {
             seed: 0,
             thread_limit: None,
             low_watermark: None,
+            super_schedule: false,
             fish_delay: None,
             sched: parallel::policy::Sched::Gum,
             no_chunking: false,
@@ -156,6 +159,7 @@ pub fn run_main_with(
     if let Some(w) = config.low_watermark {
         tuning.low_watermark = Some(w);
     }
+    tuning.super_schedule |= config.super_schedule;
     if let Some(d) = config.fish_delay {
         tuning.fish_delay = d;
     }

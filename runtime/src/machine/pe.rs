@@ -82,6 +82,12 @@ pub struct Tuning {
     /// None: the load policy's own default (gum 0, gum2 2, scaled by
     /// speed).
     pub low_watermark: Option<usize>,
+    /// Under gum2, a fast fisher of another cluster gets several sparks
+    /// at once (`parallel::policy::gum2`). Off: on the grids of
+    /// bench/multicluster.py it cost up to 60 % (raytracer on two E
+    /// machines and a remote M, 35.8 ms away: 1.30 s under gum, 2.05 s
+    /// with it, 1.14 s without).
+    pub super_schedule: bool,
     /// Thunks that move with the answer to a FETCH or with a spark (the
     /// root first): a lazy list fetched thunk by thunk costs a round trip
     /// per cell, and a spark whose thread must first fetch its argument
@@ -111,6 +117,7 @@ impl Default for Tuning {
             graph_words: 16384,
             thunks_per_graph: 8,
             low_watermark: None,
+            super_schedule: false,
             fish_delay: std::time::Duration::from_millis(1),
             chunking: Chunking::default(),
             sched: Sched::default(),

@@ -23,9 +23,13 @@
 //!   load anywhere, it does what GUM does.
 //! * Super-schedule: a FISH from another cluster (latency over
 //!   [`REMOTE_FACTOR`] times this PE's lowest) whose PE is at least as
-//!   fast gets several sparks at once, a share of the pool in proportion
-//!   to the two speeds, up to [`SUPER_MOST`]: its round trip is dear, and
-//!   its PE passes them on in its cluster.
+//!   fast gets several sparks at once, its PE's fair share of the pool
+//!   (the pool over all PEs' speeds, times its own), up to
+//!   [`SUPER_MOST`]: its round trip is dear, and its PE passes them on in
+//!   its cluster. (A share in proportion to the two PEs' speeds alone,
+//!   the first rule, gave a fast remote PE most of a small pool: queens
+//!   11, 11 tasks, on two slow PEs and a fast one 2 ms away, 22 % slower
+//!   than gum.)
 //! * The low watermark, scaled by speed: a busy PE fishes early when its
 //!   sparks fall below `watermark * speed / mean speed`, so fast PEs fish
 //!   earlier than slow ones.
@@ -90,6 +94,8 @@ pub struct Gum2Policy {
     /// The next of our latency entries to piggyback.
     latency_turn: usize,
     watermark: usize,
+    /// Whether to super-schedule (`Tuning::super_schedule`).
+    super_schedule: bool,
 }
 
 fn micros(t: f64) -> u64 {
@@ -112,6 +118,7 @@ impl Gum2Policy {
             latency: vec![vec![Stamped::unknown(0.0); npes]; npes],
             latency_turn: 0,
             watermark: tuning.low_watermark.unwrap_or(DEFAULT_WATERMARK),
+            super_schedule: tuning.super_schedule,
         }
     }
 
@@ -314,15 +321,16 @@ impl LoadPolicy for Gum2Policy {
         Ok(())
     }
 
-    /// A fisher of another cluster at least as fast as this PE gets a
-    /// share of the pool in proportion to the speeds (its own spark
+    /// A fisher of another cluster at least as fast as this PE gets its
+    /// fair share of the pool for its speed among all PEs (its own spark
     /// included), at most `SUPER_MOST` sparks in all.
     fn extra_sparks(&self, origin: PeId, available: usize) -> usize {
         let (mine, theirs) = (self.speed[self.me()], self.speed[origin.0 as usize]);
-        if available == 0 || theirs < mine || !self.remote(origin) {
+        if !self.super_schedule || available == 0 || theirs < mine || !self.remote(origin) {
             return 0;
         }
-        let share = ((available + 1) as f64 * theirs / (theirs + mine)).floor() as usize;
+        let all: f64 = self.speed.iter().sum();
+        let share = ((available + 1) as f64 * theirs / all).floor() as usize;
         share.saturating_sub(1).min(available).min(SUPER_MOST - 1)
     }
 }
@@ -432,7 +440,11 @@ mod tests {
 
     #[test]
     fn a_fast_fisher_of_another_cluster_gets_several_sparks() {
-        let mut a = policy(0, 4, 0.5);
+        let tuning = Tuning {
+            super_schedule: true,
+            ..Tuning::default()
+        };
+        let mut a = Gum2Policy::new(PeId(0), 4, 0.5, 7, &tuning);
         a.static_info(PeId(1), 0.5);
         a.static_info(PeId(2), 1.0);
         a.static_info(PeId(3), 0.25);
@@ -443,12 +455,20 @@ mod tests {
         assert!(!a.remote(PeId(1)) && a.remote(PeId(2)));
         // Near: one spark, however fast.
         assert_eq!(a.extra_sparks(PeId(1), 10), 0);
-        // Far and twice as fast: two thirds of the 12, 8 at most.
-        assert_eq!(a.extra_sparks(PeId(2), 11), 7);
-        assert_eq!(a.extra_sparks(PeId(2), 5), 3);
+        // Far and twice as fast: its share of the 12 for its speed, 1 of
+        // the 2.25 of all four PEs: 5, the one it asked for and 4 more.
+        assert_eq!(a.extra_sparks(PeId(2), 11), 4);
+        assert_eq!(a.extra_sparks(PeId(2), 5), 1);
+        assert_eq!(a.extra_sparks(PeId(2), 100), SUPER_MOST - 1);
         // Far but slower: one.
         assert_eq!(a.extra_sparks(PeId(3), 10), 0);
         assert_eq!(a.extra_sparks(PeId(2), 0), 0);
+        // Only when asked for.
+        let mut b = policy(0, 4, 0.5);
+        b.static_info(PeId(2), 1.0);
+        b.heard(PeId(1), 0.0, 0.001, &[]).unwrap();
+        b.heard(PeId(2), 0.0, 0.035, &[]).unwrap();
+        assert_eq!(b.extra_sparks(PeId(2), 11), 0);
     }
 
     #[test]
