@@ -83,12 +83,7 @@ def main():
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--figures", metavar="DIR", help="write Figs 8.1-8.6 to DIR instead")
     opts = ap.parse_args()
-    sizes = dict(SIZES)
-    for s in opts.size:
-        name, _, args = s.partition("=")
-        if name not in sizes:
-            ap.error(f"--size {s}: NAME one of {', '.join(SIZES)}")
-        sizes[name] = args
+    sizes = programs.sizes(SIZES, opts.size, ap)
     gph = programs.gph(build=not opts.no_build)
     if opts.figures:
         return figures(gph, opts.figures)

@@ -180,10 +180,7 @@ def main():
     ap.add_argument("--size", action="append", default=[], metavar="NAME=ARGS")
     ap.add_argument("--no-build", action="store_true")
     opts = ap.parse_args()
-    sizes = dict(SIZES)
-    for s in opts.size:
-        name, _, args = s.partition("=")
-        sizes[name] = args
+    sizes = programs.sizes(SIZES, opts.size, ap)
     gph = programs.gph(build=not opts.no_build)
     with tempfile.TemporaryDirectory() as tmp:
         for t in opts.table or ["6.5", "6.8"]:

@@ -30,6 +30,18 @@ def jobs(wanted):
     return out
 
 
+def sizes(defaults, overrides, ap):
+    """`defaults` (NAME: ARGS) with each NAME=ARGS of `overrides` (the
+    --size options) applied; an unknown NAME is an error of `ap`."""
+    out = dict(defaults)
+    for s in overrides:
+        name, _, args = s.partition("=")
+        if name not in defaults:
+            ap.error(f"--size {s}: NAME one of {', '.join(defaults)}")
+        out[name] = args
+    return out
+
+
 def run_with_stats(gph, flags, src, args):
     """Runs `gph run FLAGS SRC -- ARGS` with --stats-json; returns the
     finished process (stdout and stderr as text) and the statistics ({}

@@ -61,10 +61,7 @@ def main():
                     help="also write each 16-PE run's activity profile, DIR/table62-NAME.svg")
     ap.add_argument("--no-build", action="store_true")
     opts = ap.parse_args()
-    sizes = dict(SIZES)
-    for s in opts.size:
-        name, _, args = s.partition("=")
-        sizes[name] = args
+    sizes = programs.sizes(SIZES, opts.size, ap)
     gph = programs.gph(build=not opts.no_build)
 
     rows = []

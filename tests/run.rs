@@ -189,33 +189,16 @@ fn gum2_sends_one_spark_per_fish_between_identical_pes() {
     // made PEs of one LAN look remote (1 ms against 0.2 ms) and hoard 7
     // sparks each: sumEuler 1 8000 100 on 8 identical PEs 2.51 s virtual
     // against gum's 2.29.
-    let dir = std::env::temp_dir().join(format!("gph-gum2-one-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("stats.json");
-    let out = gph_with(
+    let v = sim_stats(
         &[
-            "run",
-            "--engine",
-            "sim",
             "--grid",
             "programs/grids/homogeneous8.toml",
             "--sched",
             "gum2",
-            "--stats-json",
-            path.to_str().unwrap(),
-            "programs/sumEuler.gph",
-            "--",
-            "1",
-            "4000",
-            "40",
         ],
-        None,
-        &[],
+        "programs/sumEuler.gph",
+        &["1", "4000", "40"],
     );
-    assert_eq!(out.status, Some(0), "{}", out.stderr);
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     for pe in v["per_pe"].as_array().unwrap() {
         let n = |k: &str| pe[k].as_u64().unwrap();
         assert!(
@@ -232,35 +215,33 @@ fn gum2_sends_one_spark_per_fish_between_identical_pes() {
 /// The main PE's reductions and the virtual time of `program` on `pes`
 /// simulated PEs.
 fn sim_reductions_and_time(program: &str, pes: &str) -> (u64, f64) {
-    let dir = std::env::temp_dir().join(format!(
-        "gph-sim-time-{}-{}",
-        std::process::id(),
-        program.len()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("stats.json");
-    let out = gph_with(
-        &[
-            "run",
-            "--engine",
-            "sim",
-            "--pes",
-            pes,
-            "--stats-json",
-            path.to_str().unwrap(),
-            program,
-        ],
-        None,
-        &[],
-    );
-    assert_eq!(out.status, Some(0), "{}", out.stderr);
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let v = sim_stats(&["--pes", pes], program, &[]);
     (
         v["per_pe"][0]["reductions"].as_u64().unwrap(),
         v["virtual_time_s"].as_f64().unwrap(),
     )
+}
+
+/// The `--stats-json` of `program` with `args` on the sim engine with
+/// `flags` (which must succeed).
+fn sim_stats(flags: &[&str], program: &str, args: &[&str]) -> serde_json::Value {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("gph-sim-stats-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("stats.json");
+    let mut argv = vec!["run", "--engine", "sim"];
+    argv.extend_from_slice(flags);
+    argv.extend_from_slice(&["--stats-json", path.to_str().unwrap(), program]);
+    if !args.is_empty() {
+        argv.push("--");
+        argv.extend_from_slice(args);
+    }
+    let out = gph_with(&argv, None, &[]);
+    assert_eq!(out.status, Some(0), "{}", out.stderr);
+    let v = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    v
 }
 
 /// Two simulated runs with the same arguments give the same statistics,
