@@ -21,7 +21,9 @@
 //!   within half of the best preferring the lowest latency; a PE without
 //!   sparks forwards a FISH to the busiest PE it knows of. Knowing of no
 //!   load anywhere, it does what GUM does.
-//! * Super-schedule: a FISH from another cluster (latency over
+//! * Super-schedule (only with `Tuning::super_schedule`, off by default:
+//!   it made most measured runs slower, docs/parallel.md): a FISH from
+//!   another cluster (latency over
 //!   [`REMOTE_FACTOR`] times this PE's lowest) whose PE is at least as
 //!   fast gets several sparks at once, its PE's fair share of the pool
 //!   (the pool over all PEs' speeds, times its own), up to
