@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 import programs
-from programs import PROGDIR, print_table
+from programs import print_table
 
 # Machines: speed (MHz), latency inside their LAN (ms).
 MACHINES = {
@@ -117,14 +117,8 @@ def grid_for(config, tmp):
 
 
 def vtime(gph, grid, sched, prog, args, expected):
-    proc, stats = programs.run_with_stats(
-        gph, ["--engine", "sim", "--grid", grid, "--sched", sched],
-        os.path.join(PROGDIR, prog + ".gph"), args)
-    if proc.returncode != 0:
-        sys.exit(f"{prog} on {grid} under {sched}: {proc.stderr.strip()}")
-    if expected is not None and proc.stdout != expected:
-        sys.exit(f"{prog} on {grid} under {sched}: the output differs from the first run's")
-    return stats["virtual_time_s"], proc.stdout
+    return programs.virtual_time(gph, ["--engine", "sim", "--grid", grid, "--sched", sched],
+                                 prog, args, expected)
 
 
 def measure(gph, tmp, configs, prog, args):

@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -59,6 +60,19 @@ def run_with_stats(gph, flags, src, args):
     finally:
         os.unlink(path)
     return proc, stats
+
+
+def virtual_time(gph, flags, prog, args, expected=None):
+    """Runs programs/PROG.gph with `flags` on the sim engine; returns its
+    virtual seconds and its output. Exits with the error when the run
+    fails, or when `expected` is given and the output differs from it."""
+    proc, stats = run_with_stats(gph, flags, os.path.join(PROGDIR, prog + ".gph"), args)
+    what = f"{prog} {' '.join(args)} ({' '.join(flags)})"
+    if proc.returncode != 0:
+        sys.exit(f"{what}: {proc.stderr.strip()}")
+    if expected is not None and proc.stdout != expected:
+        sys.exit(f"{what}: the output differs from the first run's")
+    return stats["virtual_time_s"], proc.stdout
 
 
 def print_table(header, rows):

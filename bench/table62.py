@@ -17,10 +17,9 @@ superlinear (GHC's garbage collection on 16 small heaps): 15 there.
 
 import argparse
 import os
-import sys
 
 import programs
-from programs import PROGDIR, print_table
+from programs import print_table
 
 # Sizes where 1 PE takes 20-30 s of virtual time.
 SIZES = {
@@ -43,14 +42,6 @@ PAPER = {
 }
 
 
-def run(gph, flags, prog, args):
-    """The virtual seconds of one run, and its output."""
-    proc, stats = programs.run_with_stats(gph, flags, os.path.join(PROGDIR, prog + ".gph"), args)
-    if proc.returncode != 0:
-        sys.exit(f"{prog} {' '.join(flags)}: {proc.stderr.strip()}")
-    return stats["virtual_time_s"], proc.stdout
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", action="append", default=[], metavar="NAME=ARGS")
@@ -68,15 +59,13 @@ def main():
     met = 0
     for prog in opts.only or SIZES:
         args = sizes[prog].split()
-        one, out1 = run(gph, ["--engine", "sim", "--pes", "1"], prog, args)
+        one, out1 = programs.virtual_time(gph, ["--engine", "sim", "--pes", "1"], prog, args)
         flags = ["--engine", "sim", "--pes", str(opts.pes)]
         if opts.sched:
             flags += ["--sched", opts.sched]
         if opts.profiles:
             flags += ["--profile", os.path.join(opts.profiles, f"table62-{prog}.svg")]
-        many, out = run(gph, flags, prog, args)
-        if out != out1:
-            sys.exit(f"{prog}: the output on {opts.pes} PEs differs from 1 PE's")
+        many, _ = programs.virtual_time(gph, flags, prog, args, out1)
         name, pseq, ppar, pspeed, target = PAPER[prog]
         speedup = one / many
         ok = speedup >= target

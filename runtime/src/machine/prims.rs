@@ -35,6 +35,13 @@ impl Z {
             Z::B(b) => b.clone(),
         }
     }
+    /// Its 64-bit limbs (a small one counts as one).
+    pub fn limbs(&self) -> usize {
+        match self {
+            Z::S(_) => 1,
+            Z::B(b) => b.magnitude().iter_u64_digits().len(),
+        }
+    }
     pub fn norm(b: BigInt) -> Z {
         match b.to_i64() {
             Some(i) => Z::S(i),
@@ -113,7 +120,7 @@ impl<'p, 'io> Pe<'p, 'io> {
     fn integer_words(z: &Z) -> usize {
         match z {
             Z::S(_) => 2,
-            Z::B(b) => 2 + b.magnitude().to_u64_digits().len(),
+            Z::B(_) => 2 + z.limbs(),
         }
     }
 
@@ -612,14 +619,10 @@ fn low_i64(b: &BigInt) -> i64 {
 /// raytracer 320x240 1.33; sumEuler 0.6).
 fn big_cost(p: Prim, x: &Z, y: &Z) -> u64 {
     use Prim::*;
-    let limbs = |z: &Z| match z {
-        Z::S(_) => 1,
-        Z::B(b) => b.magnitude().iter_u64_digits().len() as u64,
-    };
     if matches!((x, y), (Z::S(_), Z::S(_))) {
         return 0;
     }
-    let (a, b) = (limbs(x), limbs(y));
+    let (a, b) = (x.limbs() as u64, y.limbs() as u64);
     let ops = match p {
         IntegerMul | IntegerQuot | IntegerRem | IntegerDiv | IntegerMod => a * b,
         _ => a + b,

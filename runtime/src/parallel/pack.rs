@@ -346,10 +346,11 @@ fn is_short(h: u64) -> bool {
     h == header(k, 1, 0) && !has_pointers(k)
 }
 
-/// The length of the run of list cells starting at entry `i` (see
-/// `RUN_BYTE`): cells with the same header whose head is the next entry,
-/// short and of one kind, and whose tail is the entry after that.
-fn run_at(es: &[Entry], i: usize) -> usize {
+/// The run of list cells starting at entry `i` (see `RUN_BYTE`), if
+/// there is one of two cells at least: cells with the same header whose
+/// head is the next entry, short and of one kind, and whose tail is the
+/// entry after that. Its length, the cells' header and the heads' kind.
+fn run_at(es: &[Entry], i: usize) -> Option<(usize, u64, u8)> {
     let cell = |j: usize| match es.get(j) {
         Some(Entry::Node { h, fields })
             if h_kind(*h) == kind::CON
@@ -364,14 +365,12 @@ fn run_at(es: &[Entry], i: usize) -> usize {
         }
         _ => None,
     };
-    let Some(first) = cell(i) else {
-        return 0;
-    };
+    let first = cell(i)?;
     let mut n = 1;
     while cell(i + 2 * n) == Some(first) {
         n += 1;
     }
-    n
+    (n >= 2).then_some((n, first.0, h_kind(first.1)))
 }
 
 /// Writes a raw word of a node of kind `k` in the dense form.
@@ -418,33 +417,27 @@ pub fn write_graph(g: &[u64], out: &mut Vec<u8>) {
         put_word(out, ga.slot as u64);
         put_word(out, w.0);
     };
-    let mut i = 0;
-    while i < es.len() {
+    // The next entry's number.
+    let mut next = 0;
+    while next < es.len() {
+        let i = next;
         let e = &es[i];
-        let run = run_at(&es, i);
-        if run >= 2 {
-            let Entry::Node { h, .. } = e else {
-                unreachable!("a run starts with a cell")
-            };
-            let Entry::Node { h: eh, .. } = es[i + 1] else {
-                unreachable!("a cell's head follows it")
-            };
+        next += 1;
+        if let Some((run, cell, head)) = run_at(&es, i) {
             out.push(RUN_BYTE);
-            put_word(out, h_size(*h) as u64);
-            put_word(out, h_info(*h) as u64);
-            out.push(h_kind(eh));
+            put_word(out, h_size(cell) as u64);
+            put_word(out, h_info(cell) as u64);
+            out.push(head);
             put_word(out, run as u64);
             for j in 0..run {
                 let Entry::Node { fields, .. } = es[i + 2 * j + 1] else {
                     unreachable!("checked by run_at")
                 };
-                put_raw(out, h_kind(eh), fields[0]);
+                put_raw(out, head, fields[0]);
             }
-            i += 2 * run;
+            next = i + 2 * run;
             continue;
         }
-        i += 1;
-        let i = i - 1; // (this entry's number, for pointer distances)
         let (h, fields) = match e {
             Entry::Static(p) => {
                 out.push(STATIC_BYTE);

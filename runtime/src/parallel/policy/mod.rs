@@ -6,9 +6,9 @@
 //!
 //! `gum` is GUM's way; `gum2` is Grid-GUM2's (every PE's speed exchanged
 //! at start-up, tables of PE loads and latencies piggybacked on every
-//! packet, fishing the PE most loaded for its speed, several sparks at
-//! once for a fast PE of another cluster, a low watermark scaled by
-//! speed). `--sched` chooses ([`Sched`]).
+//! packet, fishing the PE most loaded for its speed, a low watermark
+//! scaled by speed, and with `--super-schedule` several sparks at once
+//! for a fast PE of another cluster). `--sched` chooses ([`Sched`]).
 
 pub mod gum;
 pub mod gum2;

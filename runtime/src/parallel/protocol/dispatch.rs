@@ -104,9 +104,9 @@ impl Pe<'_, '_> {
         }
     }
 
-    /// A packet (or a message travelling alone) from another PE is about
-    /// to be handled at `now` (this PE's clock): the load policy reads
-    /// what it carries on the side, and its timing.
+    /// A packet (or a message travelling alone) from another PE, which
+    /// arrived at `now` (this PE's clock), is about to be handled: the
+    /// load policy reads what it carries on the side, and its timing.
     pub fn heard(&mut self, env: &Envelope, now: f64) -> Result<(), Stop> {
         self.policy
             .heard(env.from, env.sent_at, now, &env.piggyback)
