@@ -212,6 +212,29 @@ fn gum2_sends_one_spark_per_fish_between_identical_pes() {
     }
 }
 
+#[test]
+fn a_thief_whose_threads_wait_takes_no_more_than_half_the_work() {
+    // parsort's 8 chunks travel slowly: the thief's threads wait for them,
+    // its PE is idle and fishes again. It once took all 7 sparks the main
+    // PE could give, which then waited for their results (0.200 s virtual
+    // on 2 PEs against 0.195 s on one).
+    let time = |v: &serde_json::Value| v["virtual_time_s"].as_f64().unwrap();
+    let args = ["40000", "8"];
+    let one = sim_stats(&["--pes", "1"], "programs/parsort.gph", &args);
+    let two = sim_stats(&["--pes", "2"], "programs/parsort.gph", &args);
+    let exported = two["per_pe"][0]["sparks_exported"].as_u64().unwrap();
+    assert!(
+        exported <= 4,
+        "the main PE gave away {exported} of 8 sparks"
+    );
+    assert!(
+        time(&two) < 0.85 * time(&one),
+        "2 PEs {} s, 1 PE {} s",
+        time(&two),
+        time(&one)
+    );
+}
+
 /// The main PE's reductions and the virtual time of `program` on `pes`
 /// simulated PEs.
 fn sim_reductions_and_time(program: &str, pes: &str) -> (u64, f64) {

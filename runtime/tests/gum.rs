@@ -166,7 +166,8 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
         out[0].msg,
         Message::Fish {
             origin: PeId(1),
-            age: 0
+            age: 0,
+            threads: 0
         }
     );
     // One FISH out at a time.
@@ -208,7 +209,7 @@ fn a_fish_is_forwarded_and_comes_home_after_its_life_on_three_pes() {
     // FISH_LIFE hops among the others (never to the origin), then home.
     assert_eq!(log.len(), FISH_LIFE as usize + 2, "{log:#?}");
     for (hop, s) in log.iter().enumerate() {
-        let Message::Fish { origin, age } = s.msg else {
+        let Message::Fish { origin, age, .. } = s.msg else {
             panic!("not a FISH: {s:?}")
         };
         assert_eq!(origin, PeId(1));

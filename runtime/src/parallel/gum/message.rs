@@ -19,9 +19,13 @@ use crate::parallel::protocol::Kind;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
+    /// `threads`: the live threads `origin` held when it sent the fish
+    /// (the victim keeps its spark from a fisher that holds more work
+    /// than it would, `policy::gum`).
     Fish {
         origin: PeId,
         age: u32,
+        threads: u32,
     },
     /// A spark, and under Grid-GUM2's super-schedule (`policy::gum2`)
     /// further sparks for the fisher's spark pool (`more`, empty for GUM).
@@ -79,8 +83,14 @@ impl Message {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::new(self.kind());
         match self {
-            Message::Fish { origin, age } => {
-                w.word(origin.0 as u64).word(*age as u64);
+            Message::Fish {
+                origin,
+                age,
+                threads,
+            } => {
+                w.word(origin.0 as u64)
+                    .word(*age as u64)
+                    .word(*threads as u64);
             }
             Message::Schedule { graph, more } => {
                 w.graph(graph);
@@ -131,6 +141,7 @@ impl Message {
             Kind::Fish => Message::Fish {
                 origin: r.pe()?,
                 age: r.word32()?,
+                threads: r.word32()?,
             },
             Kind::Schedule => {
                 let mut more = r.graphs()?;
@@ -182,6 +193,7 @@ mod tests {
             Message::Fish {
                 origin: PeId(5),
                 age: 3,
+                threads: 2,
             },
             Message::Schedule {
                 graph: crate::parallel::pack::sample_graph(),

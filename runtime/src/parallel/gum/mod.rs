@@ -28,7 +28,7 @@ pub mod message;
 
 use crate::obs::event::Event;
 use crate::parallel::pack;
-use crate::parallel::policy::Sparks;
+use crate::parallel::policy::{Asked, Sparks};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::internal;
 use message::Message;
@@ -108,8 +108,7 @@ impl Pe<'_, '_> {
     /// without its effects).
     pub(crate) fn could_spare_spark(&self) -> bool {
         let sparks = Sparks::new(&self.sparks, &self.heap);
-        let idle = self.run_queue.is_empty();
-        self.policy.spark_to_send(&sparks, idle).is_some()
+        self.policy.spark_to_send(&sparks, self.asked(0)).is_some()
     }
 
     /// Packs the graph at `root` as a SCHEDULE or RESUME would, moving the
@@ -231,27 +230,51 @@ impl Pe<'_, '_> {
 
     /// An idle PE looks for work (one FISH out at a time).
     pub(crate) fn go_fishing(&mut self) {
-        if self.npes > 1 && !self.gum.fish_out && !self.finished {
+        // A PE at its thread limit takes no more work (Grid-GUM's thread
+        // limitation: the limit is on live threads, blocked ones too).
+        if self.npes > 1
+            && !self.gum.fish_out
+            && !self.finished
+            && self.live_threads < self.tuning.thread_limit
+        {
             let to = self.policy.fish_target();
             self.gum.fish_out = true;
             self.obs.emit(Event::FishOut { to });
             let origin = self.id();
-            self.send(to, Message::Fish { origin, age: 0 });
+            let threads = self.live_threads as u32;
+            self.send(
+                to,
+                Message::Fish {
+                    origin,
+                    age: 0,
+                    threads,
+                },
+            );
+        }
+    }
+
+    /// A FISH from a PE holding `fisher_threads` live threads, as the load
+    /// policy sees it here.
+    fn asked(&self, fisher_threads: usize) -> Asked {
+        Asked {
+            idle: self.run_queue.is_empty(),
+            threads: self.live_threads,
+            fisher_threads,
         }
     }
 
     /// The spark the load policy sends away, if any. Sparks that are no
     /// longer thunks fizzle first.
-    fn spare_spark(&mut self) -> Option<Ptr> {
+    fn spare_spark(&mut self, fisher_threads: usize) -> Option<Ptr> {
         let dead = Sparks::new(&self.sparks, &self.heap).dead();
         self.sparks.drain(..dead);
         for _ in 0..dead {
             self.obs.emit(Event::SparkFizzle);
         }
-        let idle = self.run_queue.is_empty();
+        let ask = self.asked(fisher_threads);
         let pick = self
             .policy
-            .spark_to_send(&Sparks::new(&self.sparks, &self.heap), idle)?;
+            .spark_to_send(&Sparks::new(&self.sparks, &self.heap), ask)?;
         self.sparks.remove(pick).map(|s| self.heap.deref(s))
     }
 
@@ -345,11 +368,15 @@ impl Pe<'_, '_> {
     /// Handles a GUM message from another PE.
     pub(crate) fn gum_receive(&mut self, from: PeId, m: Message) -> Result<(), Stop> {
         match m {
-            Message::Fish { origin, age } => {
+            Message::Fish {
+                origin,
+                age,
+                threads,
+            } => {
                 if origin == self.id() {
                     self.gum.fish_out = false;
                     self.obs.emit(Event::FishHome);
-                } else if let Some(s) = self.spare_spark() {
+                } else if let Some(s) = self.spare_spark(threads as usize) {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
@@ -371,10 +398,18 @@ impl Pe<'_, '_> {
                         Message::Fish {
                             origin,
                             age: age + 1,
+                            threads,
                         },
                     );
                 } else {
-                    self.send(origin, Message::Fish { origin, age });
+                    self.send(
+                        origin,
+                        Message::Fish {
+                            origin,
+                            age,
+                            threads,
+                        },
+                    );
                 }
             }
             Message::Schedule { graph, more } => {

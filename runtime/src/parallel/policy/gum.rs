@@ -1,12 +1,13 @@
 //! GUM's load policy: fish a random PE; forward a fish that found nothing
 //! to another random PE, and send it home after `FISH_LIFE` hops; answer
 //! with one spark, the oldest one that does not need a black hole of
-//! this PE, but keep the last one when there is nothing else to do; fish
-//! while busy only below the low watermark.
+//! this PE, but keep the last one when there is nothing else to do, and
+//! keep them all from a fisher that holds as many threads as this PE
+//! would keep work; fish while busy only below the low watermark.
 
 use crate::machine::pe::Tuning;
 use crate::parallel::ids::PeId;
-use crate::parallel::policy::{Load, LoadPolicy, Sparks};
+use crate::parallel::policy::{Asked, Load, LoadPolicy, Sparks};
 use std::time::Duration;
 
 /// Hops a FISH makes before it goes home.
@@ -76,14 +77,25 @@ impl LoadPolicy for GumPolicy {
     /// A spark that needs a node under evaluation here (`rnf y` while the
     /// main thread evaluates `y`) is passed over: its thief would only
     /// wait for the black hole, and with a flat `parList` it would shadow
-    /// the main thread for ever.
-    fn spark_to_send(&self, sparks: &Sparks, idle: bool) -> Option<usize> {
-        if sparks.is_empty() || (idle && sparks.len() < 2) {
+    /// the main thread for ever. When every spark looked at would wait,
+    /// none goes: the thief, its thread blocked, would fish again and
+    /// again and end up holding every spark while this PE, its black hole
+    /// done, waits for their results (parsort on 2 PEs).
+    ///
+    /// A fisher that already holds at least as many threads as this PE
+    /// would keep, threads and sparks, gets none: its threads wait (for
+    /// the data of the sparks it took, say), and taking more would leave
+    /// this PE without work when they are done. (parsort 200000 8 on 2
+    /// PEs: the thief took all 7 sparks while their chunks travelled,
+    /// and the main PE waited for them: 0.69x.)
+    fn spark_to_send(&self, sparks: &Sparks, asked: Asked) -> Option<usize> {
+        if sparks.is_empty() || (asked.idle && sparks.len() < 2) {
             return None;
         }
-        let pick = (0..sparks.len().min(SPARK_SCAN))
+        if asked.fisher_threads > 0 && asked.fisher_threads + 1 > asked.threads + sparks.len() - 1 {
+            return None;
+        }
+        (0..sparks.len().min(SPARK_SCAN))
             .find(|&i| sparks.is_thunk(i) && !sparks.waits_for_black_hole(i))
-            .unwrap_or(0);
-        Some(pick)
     }
 }

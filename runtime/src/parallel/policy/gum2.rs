@@ -39,7 +39,7 @@
 use crate::machine::pe::Tuning;
 use crate::parallel::ids::PeId;
 use crate::parallel::policy::gum::{GumPolicy, FISH_LIFE};
-use crate::parallel::policy::{Load, LoadPolicy, Sparks};
+use crate::parallel::policy::{Asked, Load, LoadPolicy, Sparks};
 use crate::parallel::protocol::codec;
 use std::time::Duration;
 
@@ -221,8 +221,8 @@ impl LoadPolicy for Gum2Policy {
         load.sparks < self.scaled_watermark() && load.runnable == 0
     }
 
-    fn spark_to_send(&self, sparks: &Sparks, idle: bool) -> Option<usize> {
-        self.gum.spark_to_send(sparks, idle)
+    fn spark_to_send(&self, sparks: &Sparks, asked: Asked) -> Option<usize> {
+        self.gum.spark_to_send(sparks, asked)
     }
 
     fn announce(&self) -> Option<f64> {
