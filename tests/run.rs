@@ -235,6 +235,26 @@ fn a_thief_whose_threads_wait_takes_no_more_than_half_the_work() {
     );
 }
 
+#[test]
+fn a_low_watermark_fishes_while_the_one_thread_runs() {
+    // A thread that yielded at the end of its slice once counted as a
+    // second runnable thread, and `--low-watermark` never fired: PE 1
+    // sat idle for a FISH round trip after every row.
+    let idle = |lw: &str| {
+        let v = sim_stats(
+            &["--pes", "2", "--low-watermark", lw],
+            "programs/mandel.gph",
+            &["120", "120"],
+        );
+        v["per_pe"][1]["idle_s"].as_f64().unwrap()
+    };
+    let (without, with) = (idle("0"), idle("1"));
+    assert!(
+        with < 0.6 * without,
+        "PE 1 idle {with} s with the watermark, {without} s without"
+    );
+}
+
 /// The main PE's reductions and the virtual time of `program` on `pes`
 /// simulated PEs.
 fn sim_reductions_and_time(program: &str, pes: &str) -> (u64, f64) {

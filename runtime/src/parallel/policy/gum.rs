@@ -70,8 +70,11 @@ impl LoadPolicy for GumPolicy {
         self.fish_delay
     }
 
+    /// Below the watermark with no thread but the one running: the
+    /// scheduler asks after a slice, and a thread that yielded is back
+    /// among the runnable ones by then.
     fn fish_early(&self, load: Load) -> bool {
-        load.sparks < self.low_watermark && load.runnable == 0
+        load.sparks < self.low_watermark && load.runnable <= 1
     }
 
     /// A spark that needs a node under evaluation here (`rnf y` while the
