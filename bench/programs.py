@@ -11,7 +11,10 @@ PROGDIR = os.path.join(ROOT, "programs")
 
 
 def gph(build=True):
-    """The release binary of gph, built first unless `build` is false."""
+    """The release binary of gph, built first unless `build` is false; or
+    the binary $GPH names (to measure another build)."""
+    if os.environ.get("GPH"):
+        return os.environ["GPH"]
     if build:
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
     return os.path.join(ROOT, "target", "release", "gph")

@@ -167,7 +167,8 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
         Message::Fish {
             origin: PeId(1),
             age: 0,
-            threads: 0
+            threads: 0,
+            early: false
         }
     );
     // One FISH out at a time.

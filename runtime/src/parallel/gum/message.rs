@@ -21,11 +21,13 @@ use crate::parallel::protocol::Kind;
 pub enum Message {
     /// `threads`: the live threads `origin` held when it sent the fish
     /// (the victim keeps its spark from a fisher that holds more work
-    /// than it would, `policy::gum`).
+    /// than it would, `policy::gum`); `early`: `origin` had a thread to
+    /// run (it fished below its low watermark).
     Fish {
         origin: PeId,
         age: u32,
         threads: u32,
+        early: bool,
     },
     /// A spark, and under Grid-GUM2's super-schedule (`policy::gum2`)
     /// further sparks for the fisher's spark pool (`more`, empty for GUM).
@@ -87,10 +89,12 @@ impl Message {
                 origin,
                 age,
                 threads,
+                early,
             } => {
                 w.word(origin.0 as u64)
                     .word(*age as u64)
-                    .word(*threads as u64);
+                    .word(*threads as u64)
+                    .word(*early as u64);
             }
             Message::Schedule { graph, more } => {
                 w.graph(graph);
@@ -142,6 +146,7 @@ impl Message {
                 origin: r.pe()?,
                 age: r.word32()?,
                 threads: r.word32()?,
+                early: r.word32()? != 0,
             },
             Kind::Schedule => {
                 let mut more = r.graphs()?;
@@ -194,6 +199,7 @@ mod tests {
                 origin: PeId(5),
                 age: 3,
                 threads: 2,
+                early: true,
             },
             Message::Schedule {
                 graph: crate::parallel::pack::sample_graph(),

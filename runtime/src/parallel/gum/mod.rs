@@ -108,7 +108,9 @@ impl Pe<'_, '_> {
     /// without its effects).
     pub(crate) fn could_spare_spark(&self) -> bool {
         let sparks = Sparks::new(&self.sparks, &self.heap);
-        self.policy.spark_to_send(&sparks, self.asked(0)).is_some()
+        self.policy
+            .spark_to_send(&sparks, self.asked(0, false))
+            .is_some()
     }
 
     /// Packs the graph at `root` as a SCHEDULE or RESUME would, moving the
@@ -242,12 +244,14 @@ impl Pe<'_, '_> {
             self.obs.emit(Event::FishOut { to });
             let origin = self.id();
             let threads = self.live_threads as u32;
+            let early = !self.run_queue.is_empty();
             self.send(
                 to,
                 Message::Fish {
                     origin,
                     age: 0,
                     threads,
+                    early,
                 },
             );
         }
@@ -255,23 +259,24 @@ impl Pe<'_, '_> {
 
     /// A FISH from a PE holding `fisher_threads` live threads, as the load
     /// policy sees it here.
-    fn asked(&self, fisher_threads: usize) -> Asked {
+    fn asked(&self, fisher_threads: usize, fisher_early: bool) -> Asked {
         Asked {
             idle: self.run_queue.is_empty(),
             threads: self.live_threads,
             fisher_threads,
+            fisher_early,
         }
     }
 
     /// The spark the load policy sends away, if any. Sparks that are no
     /// longer thunks fizzle first.
-    fn spare_spark(&mut self, fisher_threads: usize) -> Option<Ptr> {
+    fn spare_spark(&mut self, fisher_threads: usize, fisher_early: bool) -> Option<Ptr> {
         let dead = Sparks::new(&self.sparks, &self.heap).dead();
         self.sparks.drain(..dead);
         for _ in 0..dead {
             self.obs.emit(Event::SparkFizzle);
         }
-        let ask = self.asked(fisher_threads);
+        let ask = self.asked(fisher_threads, fisher_early);
         let pick = self
             .policy
             .spark_to_send(&Sparks::new(&self.sparks, &self.heap), ask)?;
@@ -372,11 +377,12 @@ impl Pe<'_, '_> {
                 origin,
                 age,
                 threads,
+                early,
             } => {
                 if origin == self.id() {
                     self.gum.fish_out = false;
                     self.obs.emit(Event::FishHome);
-                } else if let Some(s) = self.spare_spark(threads as usize) {
+                } else if let Some(s) = self.spare_spark(threads as usize, early) {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
@@ -399,6 +405,7 @@ impl Pe<'_, '_> {
                             origin,
                             age: age + 1,
                             threads,
+                            early,
                         },
                     );
                 } else {
@@ -408,6 +415,7 @@ impl Pe<'_, '_> {
                             origin,
                             age,
                             threads,
+                            early,
                         },
                     );
                 }

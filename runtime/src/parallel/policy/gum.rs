@@ -98,6 +98,11 @@ impl LoadPolicy for GumPolicy {
         if asked.fisher_threads > 0 && asked.fisher_threads + 1 > asked.threads + sparks.len() - 1 {
             return None;
         }
+        // A busy fisher asks ahead; it gets a spark only where there is
+        // one for every PE, else it would take what an idle PE needs.
+        if asked.fisher_early && sparks.len() < self.npes {
+            return None;
+        }
         (0..sparks.len().min(SPARK_SCAN))
             .find(|&i| sparks.is_thunk(i) && !sparks.waits_for_black_hole(i))
     }

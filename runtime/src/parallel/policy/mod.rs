@@ -36,6 +36,9 @@ pub struct Asked {
     pub threads: usize,
     /// Live threads the fisher held when it sent the fish.
     pub fisher_threads: usize,
+    /// The fisher had a thread to run: it fished early, below its low
+    /// watermark.
+    pub fisher_early: bool,
 }
 
 /// The spark pool as a policy sees it: from the first spark that is still
