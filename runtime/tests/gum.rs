@@ -12,7 +12,7 @@ use gph_runtime::machine::pe::Pe;
 use gph_runtime::machine::scheduler::Step;
 use gph_runtime::machine::thread::Thread;
 use gph_runtime::parallel::ga::{GlobalAddr, Weight, WHOLE};
-use gph_runtime::parallel::gum::message::Message;
+use gph_runtime::parallel::gum::message::{Fish, Message};
 use gph_runtime::parallel::ids::PeId;
 use gph_runtime::parallel::pack;
 use gph_runtime::parallel::policy::gum::FISH_LIFE;
@@ -164,12 +164,12 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     assert_eq!(out[0].to, 0);
     assert_eq!(
         out[0].msg,
-        Message::Fish {
+        Message::Fish(Fish {
             origin: PeId(1),
             age: 0,
             threads: 0,
             early: false
-        }
+        })
     );
     // One FISH out at a time.
     assert_eq!(pes[1].step(None).unwrap(), Step::Idle);
@@ -182,10 +182,10 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     assert_eq!(back[0].to, 1);
     assert!(matches!(
         back[0].msg,
-        Message::Fish {
+        Message::Fish(Fish {
             origin: PeId(1),
             ..
-        }
+        })
     ));
     assert_eq!(pes[0].stats().fish_forwarded, 0);
 
@@ -210,7 +210,7 @@ fn a_fish_is_forwarded_and_comes_home_after_its_life_on_three_pes() {
     // FISH_LIFE hops among the others (never to the origin), then home.
     assert_eq!(log.len(), FISH_LIFE as usize + 2, "{log:#?}");
     for (hop, s) in log.iter().enumerate() {
-        let Message::Fish { origin, age, .. } = s.msg else {
+        let Message::Fish(Fish { origin, age, .. }) = s.msg else {
             panic!("not a FISH: {s:?}")
         };
         assert_eq!(origin, PeId(1));

@@ -17,18 +17,22 @@ use crate::parallel::pack::PackedGraph;
 use crate::parallel::protocol::codec::{Reader, Writer};
 use crate::parallel::protocol::Kind;
 
+/// A request for work, from `origin`, `age` hops old.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fish {
+    pub origin: PeId,
+    pub age: u32,
+    /// The live threads `origin` held when it sent the fish (the victim
+    /// keeps its spark from a fisher that holds more work than it would,
+    /// `policy::gum`).
+    pub threads: u32,
+    /// `origin` had a thread to run: it fished below its low watermark.
+    pub early: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
-    /// `threads`: the live threads `origin` held when it sent the fish
-    /// (the victim keeps its spark from a fisher that holds more work
-    /// than it would, `policy::gum`); `early`: `origin` had a thread to
-    /// run (it fished below its low watermark).
-    Fish {
-        origin: PeId,
-        age: u32,
-        threads: u32,
-        early: bool,
-    },
+    Fish(Fish),
     /// A spark, and under Grid-GUM2's super-schedule (`policy::gum2`)
     /// further sparks for the fisher's spark pool (`more`, empty for GUM).
     Schedule {
@@ -72,7 +76,7 @@ fn take_ga(r: &mut Reader) -> Result<GlobalAddr, String> {
 impl Message {
     pub fn kind(&self) -> Kind {
         match self {
-            Message::Fish { .. } => Kind::Fish,
+            Message::Fish(_) => Kind::Fish,
             Message::Schedule { .. } => Kind::Schedule,
             Message::Fetch { .. } => Kind::Fetch,
             Message::Resume { .. } => Kind::Resume,
@@ -85,16 +89,11 @@ impl Message {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::new(self.kind());
         match self {
-            Message::Fish {
-                origin,
-                age,
-                threads,
-                early,
-            } => {
-                w.word(origin.0 as u64)
-                    .word(*age as u64)
-                    .word(*threads as u64)
-                    .word(*early as u64);
+            Message::Fish(f) => {
+                w.word(f.origin.0 as u64)
+                    .word(f.age as u64)
+                    .word(f.threads as u64)
+                    .word(f.early as u64);
             }
             Message::Schedule { graph, more } => {
                 w.graph(graph);
@@ -142,12 +141,12 @@ impl Message {
     /// The GUM message `r` holds (its kind already read).
     pub fn read(r: &mut Reader) -> Result<Message, String> {
         let m = match r.kind() {
-            Kind::Fish => Message::Fish {
+            Kind::Fish => Message::Fish(Fish {
                 origin: r.pe()?,
                 age: r.word32()?,
                 threads: r.word32()?,
                 early: r.word32()? != 0,
-            },
+            }),
             Kind::Schedule => {
                 let mut more = r.graphs()?;
                 let graph = more.remove(0);
@@ -195,12 +194,12 @@ mod tests {
             slot: 77,
         };
         let all = vec![
-            Message::Fish {
+            Message::Fish(Fish {
                 origin: PeId(5),
                 age: 3,
                 threads: 2,
                 early: true,
-            },
+            }),
             Message::Schedule {
                 graph: crate::parallel::pack::sample_graph(),
                 more: vec![],

@@ -31,7 +31,7 @@ use crate::parallel::pack;
 use crate::parallel::policy::{Asked, Sparks};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::internal;
-use message::Message;
+use message::{Fish, Message};
 use std::collections::{BTreeMap, VecDeque};
 
 /// A FETCH that waits for its node.
@@ -97,7 +97,7 @@ fn by_pe<T>(items: impl IntoIterator<Item = (PeId, T)>) -> BTreeMap<PeId, Vec<T>
 impl Pe<'_, '_> {
     fn send(&mut self, to: PeId, m: Message) {
         let mut env = Envelope::new(self.id(), to, m.kind(), m.encode());
-        if matches!(m, Message::Fish { origin, .. } if origin == to) {
+        if matches!(m, Message::Fish(f) if f.origin == to) {
             // An empty fish going home: its PE waits before fishing again.
             env.hold = self.policy.fish_delay();
         }
@@ -247,12 +247,12 @@ impl Pe<'_, '_> {
             let early = !self.run_queue.is_empty();
             self.send(
                 to,
-                Message::Fish {
+                Message::Fish(Fish {
                     origin,
                     age: 0,
                     threads,
                     early,
-                },
+                }),
             );
         }
     }
@@ -373,16 +373,12 @@ impl Pe<'_, '_> {
     /// Handles a GUM message from another PE.
     pub(crate) fn gum_receive(&mut self, from: PeId, m: Message) -> Result<(), Stop> {
         match m {
-            Message::Fish {
-                origin,
-                age,
-                threads,
-                early,
-            } => {
+            Message::Fish(fish) => {
+                let origin = fish.origin;
                 if origin == self.id() {
                     self.gum.fish_out = false;
                     self.obs.emit(Event::FishHome);
-                } else if let Some(s) = self.spare_spark(threads as usize, early) {
+                } else if let Some(s) = self.spare_spark(fish.threads as usize, fish.early) {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
@@ -397,27 +393,12 @@ impl Pe<'_, '_> {
                         })
                         .collect();
                     self.send(origin, Message::Schedule { graph, more });
-                } else if let Some(to) = self.policy.forward(origin, age) {
+                } else if let Some(to) = self.policy.forward(origin, fish.age) {
                     self.obs.emit(Event::FishForward { origin, to });
-                    self.send(
-                        to,
-                        Message::Fish {
-                            origin,
-                            age: age + 1,
-                            threads,
-                            early,
-                        },
-                    );
+                    let age = fish.age + 1;
+                    self.send(to, Message::Fish(Fish { age, ..fish }));
                 } else {
-                    self.send(
-                        origin,
-                        Message::Fish {
-                            origin,
-                            age,
-                            threads,
-                            early,
-                        },
-                    );
+                    self.send(origin, Message::Fish(fish));
                 }
             }
             Message::Schedule { graph, more } => {
