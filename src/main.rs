@@ -150,35 +150,32 @@ pub(crate) struct MachineOpts {
 }
 
 /// What a run records (docs/observe.md): files written as it goes.
-#[derive(clap::Args, Clone)]
-struct ObserveOpts {
+#[derive(clap::Args, Clone, Default)]
+pub(crate) struct ObserveOpts {
     /// Write the run's events as a GHC eventlog (ThreadScope, ghc-events):
     /// one capability per PE.
     #[arg(long, value_name = "FILE")]
-    eventlog: Option<String>,
+    pub(crate) eventlog: Option<String>,
     /// Write a Chrome/Perfetto trace (JSON): a process per PE, a track per
     /// thread, message arrows.
     #[arg(long, value_name = "FILE")]
-    trace: Option<String>,
+    pub(crate) trace: Option<String>,
     /// Draw the activity profile (per PE and overall) as an SVG picture.
     #[arg(long, value_name = "FILE")]
-    profile: Option<String>,
+    pub(crate) profile: Option<String>,
 }
 
 impl ObserveOpts {
     /// The files asked for, created; None if none is.
-    fn outputs(
+    pub(crate) fn outputs(
         &self,
-        file: &str,
+        program: String,
         machine: &MachineOpts,
         config: &gph_runtime::Config,
     ) -> Result<Option<std::sync::Arc<gph_runtime::obs::out::Outputs>>, String> {
         if self.eventlog.is_none() && self.trace.is_none() && self.profile.is_none() {
             return Ok(None);
         }
-        let program = std::path::Path::new(file)
-            .file_stem()
-            .map_or_else(|| file.to_string(), |s| s.to_string_lossy().into_owned());
         let mut policy = machine.sched.sched().name().to_string();
         if let Some(n) = machine.thread_limit {
             policy.push_str(&format!(", thread limit {n}"));
@@ -286,6 +283,65 @@ fn default_heap_limit() -> u64 {
 }
 
 impl MachineOpts {
+    /// The options as `gph run` arguments (the defaults left out): what
+    /// the REPL's `:set` shows, and parses again with a change.
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        let mut a: Vec<String> = Vec::new();
+        let mut opt = |name: &str, v: Option<String>| {
+            if let Some(v) = v {
+                a.push(format!("--{name}"));
+                if !v.is_empty() {
+                    a.push(v);
+                }
+            }
+        };
+        let ms = |d: &std::time::Duration| format!("{}", d.as_secs_f64() * 1e3);
+        let flag = |b: bool| b.then(String::new);
+        opt("heap-limit", self.heap_limit.map(|b| b.to_string()));
+        opt("stats", flag(self.stats));
+        opt("stats-json", self.stats_json.clone());
+        opt("gc-stress", flag(self.gc_stress));
+        opt("pes", self.pes.map(|n| n.to_string()));
+        opt(
+            "engine",
+            matches!(self.engine, EngineOpt::Sim).then(|| "sim".to_string()),
+        );
+        opt("grid", self.grid.clone());
+        opt("seed", (self.seed != 0).then(|| self.seed.to_string()));
+        opt(
+            "sched",
+            matches!(self.sched, SchedOpt::Gum2).then(|| "gum2".to_string()),
+        );
+        opt("thread-limit", self.thread_limit.map(|n| n.to_string()));
+        opt("low-watermark", self.low_watermark.map(|n| n.to_string()));
+        opt("super-schedule", flag(self.super_schedule));
+        opt("fish-delay", self.fish_delay.as_ref().map(ms));
+        opt("no-chunking", flag(self.no_chunking));
+        opt("packet-size", self.packet_size.map(|b| b.to_string()));
+        opt("chunk-timeout", self.chunk_timeout.as_ref().map(ms));
+        a
+    }
+
+    /// How the machine is, in a few words (for the REPL).
+    pub(crate) fn describe(&self) -> String {
+        let pes = match (&self.grid, self.pes) {
+            (Some(g), _) => format!("grid {g}"),
+            (None, Some(n)) => format!("{n} PE{}", if n == 1 { "" } else { "s" }),
+            (None, None) => {
+                let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+                format!("{n} PE{} (one per core)", if n == 1 { "" } else { "s" })
+            }
+        };
+        let engine = match self.engine {
+            EngineOpt::Threads => "threads",
+            EngineOpt::Sim => "sim",
+        };
+        format!(
+            "{pes}, engine {engine}, sched {}",
+            self.sched.sched().name()
+        )
+    }
+
     pub(crate) fn config(
         &self,
         file: &str,
@@ -337,7 +393,7 @@ impl MachineOpts {
     }
 
     /// Prints or writes the statistics as asked.
-    fn report_stats(
+    pub(crate) fn report_stats(
         &self,
         stats: &gph_runtime::Stats,
         wall: std::time::Duration,
@@ -425,8 +481,11 @@ fn run(cli: Cli) -> Result<(), ()> {
             let Some(program) = program else {
                 return Err(());
             };
+            let name = std::path::Path::new(&file)
+                .file_stem()
+                .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
             let outputs = observe
-                .outputs(&file, &machine, &config)
+                .outputs(name, &machine, &config)
                 .map_err(|e| eprintln!("gph: {e}"))?;
             if let Some(o) = &outputs {
                 config.record = Some(o.clone());

@@ -8,7 +8,8 @@
 //! Diagnostics about the appended part are shown against `<interactive>`.
 
 use crate::{report, CompileOpts, MachineOpts};
-use gph_syntax::{Diagnostic, SourceFile, SourceMap};
+use clap::Parser;
+use gph_syntax::{Diagnostic, SourceFile, SourceMap, Span};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -30,6 +31,19 @@ Commands:
   :browse             list the loaded file's definitions with their types
   :sc NAME            show the supercombinators and machine code of a definition
   :set +s / :unset +s show time, reductions and allocation after each evaluation
+
+The parallel machine (the options of `gph run`, without their dashes):
+  :set                show how the machine is set
+  :set pes N          evaluate on N PEs          :set engine sim|threads
+  :set grid FILE      a grid file's machine      :set sched gum|gum2
+  :set OPTION VALUE   any other (thread-limit, low-watermark, seed, heap-limit, ...)
+  :unset OPTION       back to its default
+After an evaluation:
+  :sparks             sparks created, converted, fizzled per PE
+  :stats              the statistics of `gph run --stats`
+  :profile FILE.svg   its activity profile      :trace FILE.json   a Perfetto trace
+  :eventlog FILE      a GHC eventlog (ThreadScope)
+
   :help               this text
   :quit               leave (also Ctrl-D)
 Ctrl-C interrupts a long evaluation.
@@ -51,6 +65,20 @@ struct Session {
     interrupt: Arc<AtomicBool>,
     /// Names for tab completion.
     names: Arc<Mutex<Vec<String>>>,
+    /// The last evaluation's statistics (`:stats`, `:sparks`).
+    last: Option<gph_runtime::Stats>,
+    /// Whether the last evaluation's events are in `scratch`.
+    recorded: bool,
+    /// A directory of the session's own (removed at the end).
+    scratch: std::path::PathBuf,
+}
+
+/// `:set`'s options: those of `gph run` that say how the machine runs.
+#[derive(clap::Parser)]
+#[command(name = ":set", no_binary_name = true, args_override_self = true)]
+struct SetArgs {
+    #[command(flatten)]
+    machine: MachineOpts,
 }
 
 /// What the session's program looks like with some extra text appended.
@@ -58,12 +86,69 @@ struct Source {
     file: SourceFile,
     /// Where the appended part starts.
     split: usize,
+    /// Where the text the user typed went, for errors against it.
+    input: Option<Placed>,
+}
+
+/// The user's input as placed in the program text: every line moved
+/// (indented under a synthetic binding, or `let ` taken off), with the map
+/// back to the user's own text so that errors point there.
+struct Placed {
+    /// The user's text.
+    user: String,
+    /// The text as placed.
+    text: String,
+    /// Per line: (offset in `text`, offset in `user`, length) of the part
+    /// both share.
+    lines: Vec<(usize, usize, usize)>,
+    /// Where `text` starts in the program (set by `Session::source`).
+    at: usize,
+}
+
+impl Placed {
+    /// Each line of `user` with `drop(i, line)` characters taken off its
+    /// start and `indent` spaces put before it.
+    fn new(user: &str, indent: usize, drop: impl Fn(usize, &str) -> usize) -> Placed {
+        let mut text = String::new();
+        let mut lines = Vec::new();
+        let mut upos = 0;
+        for (i, l) in user.split('\n').enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let d = drop(i, l).min(l.len());
+            text.push_str(&" ".repeat(indent));
+            lines.push((text.len(), upos + d, l.len() - d));
+            text.push_str(&l[d..]);
+            upos += l.len() + 1;
+        }
+        Placed {
+            user: user.to_string(),
+            text,
+            lines,
+            at: 0,
+        }
+    }
+
+    fn indented(user: &str, indent: usize) -> Placed {
+        Placed::new(user, indent, |_, _| 0)
+    }
+
+    /// The user's offset of a program offset, if it falls in their text.
+    fn to_user(&self, pos: usize) -> Option<usize> {
+        let rel = pos.checked_sub(self.at)?;
+        self.lines
+            .iter()
+            .find(|(t, _, n)| rel >= *t && rel <= t + n)
+            .map(|(t, u, _)| u + (rel - t))
+    }
 }
 
 impl Session {
     /// The program text: the file (or an empty module), the session's
-    /// imports and definitions, then `extra`.
-    fn source(&self, extra: &str) -> Source {
+    /// imports and definitions, then `before`, the user's input as placed,
+    /// and `after`.
+    fn source_with(&self, before: &str, input: Option<Placed>, after: &str) -> Source {
         let mut text = if self.file.is_some() {
             self.text.clone()
         } else {
@@ -87,37 +172,100 @@ impl Session {
             text.push_str(d);
             text.push('\n');
         }
-        text.push_str(extra);
+        text.push_str(before);
+        let input = input.map(|mut p| {
+            p.at = text.len();
+            text.push_str(&p.text);
+            text.push('\n');
+            p
+        });
+        text.push_str(after);
         let name = self.file.clone().unwrap_or_else(|| "<interactive>".into());
         Source {
             file: SourceFile::new(name, text),
             split,
+            input,
         }
     }
 
-    /// Shows diagnostics, those in the appended part against `<interactive>`.
+    fn source(&self, extra: &str) -> Source {
+        self.source_with(extra, None, "")
+    }
+
+    /// The compiler's options for this source: what the user typed follows
+    /// GHCi's extended default rules.
+    fn options(&self, src: &Source) -> gph_compiler::Options {
+        gph_compiler::Options {
+            interactive_from: Some(src.split as u32),
+            ..self.compiler
+        }
+    }
+
+    /// Shows diagnostics. Those about the appended part are shown against
+    /// the user's input (`<interactive>`), never the synthetic lines around
+    /// it: a span outside the input points at the whole input.
     fn report(&self, src: &Source, sources: &SourceMap, diags: &[Diagnostic]) -> bool {
         let mut map = SourceMap::default();
-        for f in &sources.files {
-            if f.name == src.file.name && f.text == src.file.text && self.file.is_some() {
-                let (a, b) = f.text.split_at(src.split);
-                map.files
-                    .push(SourceFile::with_base(f.name.clone(), a, f.base));
-                map.files.push(SourceFile::with_base(
-                    "<interactive>",
-                    b,
-                    f.base + src.split as u32,
-                ));
+        let split = src.split as u32;
+        let main = sources
+            .files
+            .iter()
+            .position(|f| f.name == src.file.name && f.text == src.file.text);
+        let user = src.input.as_ref().map_or("", |p| p.user.as_str());
+        let end_of_main = main.map(|i| sources.files[i].base + src.file.text.len() as u32);
+        for (i, f) in sources.files.iter().enumerate() {
+            if Some(i) == main {
+                let prefix = &f.text[..src.split];
+                if self.file.is_some() || src.input.is_some() {
+                    map.files
+                        .push(SourceFile::with_base(f.name.clone(), prefix, f.base));
+                    map.files
+                        .push(SourceFile::with_base("<interactive>", user, f.base + split));
+                } else {
+                    map.files.push(f.clone());
+                }
             } else {
                 map.files.push(f.clone());
             }
         }
-        report(&map, diags)
+        let base = main.map_or(0, |i| sources.files[i].base);
+        let whole = Span::new(
+            (base + split) as usize,
+            (base + split) as usize + user.len(),
+        );
+        let place = |sp: Span| -> Span {
+            let appended = base + split..=end_of_main.unwrap_or(0);
+            if main.is_none() || !appended.contains(&sp.start) || src.input.is_none() {
+                return sp;
+            }
+            let p = src.input.as_ref().unwrap();
+            let at = |x: u32| p.to_user((x - base) as usize);
+            match (at(sp.start), at(sp.end.max(sp.start))) {
+                (Some(a), Some(b)) => Span::new(whole.start as usize + a, whole.start as usize + b),
+                (Some(a), None) => Span::new(whole.start as usize + a, whole.end as usize),
+                _ => whole,
+            }
+        };
+        let diags: Vec<Diagnostic> = diags
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                d.span = place(d.span);
+                for (sp, _) in &mut d.secondary {
+                    *sp = place(*sp);
+                }
+                d.message = d.message.replace(IT, "it");
+                d.label = d.label.map(|l| l.replace(IT, "it"));
+                d.help = d.help.map(|h| h.replace(IT, "it"));
+                d
+            })
+            .collect();
+        report(&map, &diags)
     }
 
     /// The types of the main module's bindings, or the diagnostics.
     fn types(&self, src: &Source, quiet: bool) -> Option<Vec<(String, String)>> {
-        let out = gph_compiler::dump(&src.file, gph_compiler::Stage::Types, &self.compiler);
+        let out = gph_compiler::dump(&src.file, gph_compiler::Stage::Types, &self.options(src));
         if out.has_errors() {
             if !quiet {
                 self.report(src, &out.sources, &out.diagnostics);
@@ -169,7 +317,20 @@ impl Session {
             names.extend(ts.into_iter().map(|(n, _)| n));
         }
         for c in [
-            ":load", ":reload", ":type", ":browse", ":sc", ":set", ":unset", ":help", ":quit",
+            ":load",
+            ":reload",
+            ":type",
+            ":browse",
+            ":sc",
+            ":set",
+            ":unset",
+            ":help",
+            ":quit",
+            ":sparks",
+            ":stats",
+            ":profile",
+            ":trace",
+            ":eventlog",
         ] {
             names.push(c.to_string());
         }
@@ -181,39 +342,62 @@ impl Session {
     /// The type of an expression, generalised as GHCi shows it.
     fn type_of(&self, expr: &str) -> Option<String> {
         // A function of () escapes the monomorphism restriction.
-        let src = self.source(&format!("{IT} () =\n{}\n", indent(expr)));
+        let src = self.source_with(&format!("{IT} () =\n"), Some(Placed::indented(expr, 2)), "");
         let ts = self.types(&src, false)?;
         let t = ts.into_iter().find(|(n, _)| n == IT)?.1;
         Some(strip_unit_arg(&t))
     }
 
+    /// The type of `input` as an expression, without reporting errors.
+    fn type_of_quietly(&self, input: &str) -> Option<String> {
+        let src = self.source_with(&format!("{IT} =\n"), Some(Placed::indented(input, 2)), "");
+        self.types(&src, true)?
+            .into_iter()
+            .find(|(n, _)| n == IT)
+            .map(|(_, t)| t)
+    }
+
     fn eval(&mut self, input: &str) {
         // An expression, or else a definition.
-        let expr_src = self.source(&format!("{IT} =\n{}\n", indent(input)));
+        let as_expr = |s: &Session, after: &str| {
+            s.source_with(
+                &format!("{IT} =\n"),
+                Some(Placed::indented(input, 2)),
+                after,
+            )
+        };
+        // An action in an unknown monad (`return 'x'`) runs in IO, as in GHCi.
+        let as_io = |s: &Session, after: &str| {
+            s.source_with(
+                &format!("{IT}'io :: IO a -> IO a\n{IT}'io a = a\n{IT} =\n  {IT}'io (\n"),
+                Some(Placed::indented(input, 4)),
+                &format!("  )\n{after}"),
+            )
+        };
         let type_of_it = |src: &Source| {
             self.types(src, true)
                 .and_then(|ts| ts.into_iter().find(|(n, _)| n == IT).map(|(_, t)| t))
         };
-        let mut body = indent(input);
+        let expr_src = as_expr(self, "");
+        let mut io = false;
         let mut ty = type_of_it(&expr_src);
         if ty.is_none() {
-            // An action in an unknown monad (`return 'x'`) runs in IO, as in GHCi.
-            let as_io = format!("{IT}'io :: IO a -> IO a\n{IT}'io a = a\n");
-            let wrapped = format!(
-                "{as_io}{IT} =\n  {IT}'io (\n{}\n  )\n",
-                indent(&indent(input))
-            );
-            if let Some(t) = type_of_it(&self.source(&wrapped)) {
-                ty = Some(t);
-                body = format!("  {IT}'io (\n{}\n  )\n{as_io}", indent(&indent(input)));
-            }
+            ty = type_of_it(&as_io(self, ""));
+            io = ty.is_some();
         }
         let Some(ty) = ty else {
             if looks_like_definition(input) {
-                return self.define(input);
+                return self.define(input, |_, _| 0);
             }
             self.types(&expr_src, false);
             return;
+        };
+        let build = |s: &Session, after: &str| {
+            if io {
+                as_io(s, after)
+            } else {
+                as_expr(s, after)
+            }
         };
         let entry = if ty == "IO ()" {
             format!("{ENTRY} = {IT}\n")
@@ -223,17 +407,16 @@ impl Session {
             format!("{ENTRY} = print {IT}\n")
         };
         let shown_result = ty.starts_with("IO ") && ty != "IO ()";
-        let src = self.source(&format!("{IT} =\n{body}\n{entry}"));
-        let program = match self.compile(&src, shown_result) {
+        let program = match self.compile(&build(self, &entry), shown_result) {
             // A result without Show is not printed.
             None if shown_result => self.compile(
-                &self.source(&format!("{IT} =\n{body}\n{ENTRY} = {IT} >> return ()\n")),
+                &build(self, &format!("{ENTRY} = {IT} >> return ()\n")),
                 false,
             ),
             p => p,
         };
         if let Some(p) = program {
-            self.run(&p);
+            self.run(&p, input);
         }
     }
 
@@ -241,29 +424,46 @@ impl Session {
     /// unless `quiet`).
     fn compile(&self, src: &Source, quiet: bool) -> Option<gph_runtime::code::Program> {
         let (program, sources, diags) =
-            gph_compiler::compile_entry(&src.file, ENTRY, &self.compiler);
+            gph_compiler::compile_entry(&src.file, ENTRY, &self.options(src));
         if quiet && diags.iter().any(Diagnostic::is_error) || self.report(src, &sources, &diags) {
             return None;
         }
         program
     }
 
-    fn run(&self, program: &gph_runtime::code::Program) {
-        let mut config = match self
-            .machine
-            .config(self.file.as_deref().unwrap_or("<interactive>"), Vec::new())
-        {
+    /// Runs a compiled evaluation on the session's machine, recording its
+    /// events for `:profile`, `:trace` and `:eventlog` afterwards.
+    fn run(&mut self, program: &gph_runtime::code::Program, what: &str) {
+        let file = self.file.as_deref().unwrap_or("<interactive>");
+        let mut config = match self.machine.config(file, Vec::new()) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("gph: {e}");
                 return;
             }
         };
+        let observe = self.recording();
+        let outputs = match observe.outputs(what.trim().to_string(), &self.machine, &config) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("gph: cannot record the evaluation: {e}");
+                None
+            }
+        };
+        config.record = outputs.clone().map(|o| o as _);
         self.interrupt.store(false, Ordering::SeqCst);
         config.interrupt = Some(self.interrupt.clone());
         let start = Instant::now();
         let (exit, stats) = gph_runtime::run_main(program, &config);
         let elapsed = start.elapsed();
+        self.recorded = false;
+        if let Some(o) = &outputs {
+            let run_time = stats.virtual_time.unwrap_or(stats.time.as_secs_f64());
+            match o.finish(run_time) {
+                Ok(()) => self.recorded = true,
+                Err(e) => eprintln!("gph: cannot record the evaluation: {e}"),
+            }
+        }
         match exit {
             gph_runtime::Exit::Success => {}
             gph_runtime::Exit::Error(m) => eprintln!("gph: {m}"),
@@ -277,10 +477,135 @@ impl Session {
                 stats.total.allocated_bytes
             );
         }
+        let _ = self.machine.report_stats(&stats, elapsed);
+        self.last = Some(stats);
     }
 
-    fn define(&mut self, text: &str) {
-        let bound = defined_names(text);
+    /// Where the last evaluation's events are recorded.
+    fn recording(&self) -> crate::ObserveOpts {
+        let at = |f: &str| Some(self.scratch.join(f).to_string_lossy().into_owned());
+        crate::ObserveOpts {
+            eventlog: at("last.eventlog"),
+            trace: at("last.json"),
+            profile: at("last.svg"),
+        }
+    }
+
+    /// `:profile FILE`, `:trace FILE`, `:eventlog FILE`: the last
+    /// evaluation's recording, copied to `to`.
+    fn save_recording(&self, what: &str, to: &str) {
+        if to.is_empty() {
+            println!("usage: :{what} FILE");
+            return;
+        }
+        if !self.recorded {
+            println!("nothing recorded yet: evaluate an expression first");
+            return;
+        }
+        let rec = self.recording();
+        let from = match what {
+            "profile" => rec.profile,
+            "trace" => rec.trace,
+            _ => rec.eventlog,
+        };
+        let Some(from) = from else { return };
+        match std::fs::copy(&from, to) {
+            Ok(_) => println!("wrote {to}"),
+            Err(e) => eprintln!("gph: cannot write {to}: {e}"),
+        }
+    }
+
+    /// `:sparks`: what each PE did with its sparks in the last evaluation.
+    fn sparks(&self) {
+        let Some(stats) = &self.last else {
+            println!("nothing evaluated yet");
+            return;
+        };
+        println!(
+            "{:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}",
+            "PE", "created", "converted", "fizzled", "overflowed", "exported", "imported"
+        );
+        let row = |name: &str, p: &gph_runtime::obs::stats::PeStats| {
+            println!(
+                "{name:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}",
+                p.sparks_created,
+                p.sparks_converted,
+                p.sparks_fizzled,
+                p.sparks_overflowed,
+                p.sparks_exported,
+                p.sparks_imported
+            )
+        };
+        for (i, p) in stats.per_pe.iter().enumerate() {
+            row(&i.to_string(), p);
+        }
+        if stats.per_pe.len() > 1 {
+            row("total", &stats.total);
+        }
+    }
+
+    /// `:set OPTION [VALUE]`: a machine option of `gph run`, without its
+    /// dashes (`:set pes 4`, `:set engine sim`); `:unset OPTION` puts it
+    /// back to its default.
+    fn set_machine(&mut self, arg: &str, unset: bool) {
+        let mut words = arg.split_whitespace();
+        let Some(name) = words.next() else { return };
+        let name = name.trim_start_matches('-');
+        let mut args = self.machine.to_args();
+        if unset {
+            // Drop the option and its value, if it has one.
+            if let Some(i) = args.iter().position(|a| *a == format!("--{name}")) {
+                let n = if args.get(i + 1).is_some_and(|v| !v.starts_with("--")) {
+                    2
+                } else {
+                    1
+                };
+                args.drain(i..i + n);
+            }
+        } else {
+            // A grid says how many PEs there are, and a PE count replaces
+            // a grid.
+            let replaced = match name {
+                "grid" => Some("--pes"),
+                "pes" => Some("--grid"),
+                _ => None,
+            };
+            if let Some(i) = replaced.and_then(|r| args.iter().position(|a| a == r)) {
+                args.drain(i..i + 2);
+            }
+            args.push(format!("--{name}"));
+            args.extend(words.map(String::from));
+        }
+        match SetArgs::try_parse_from(args) {
+            Ok(s) => {
+                // A grid and a PE count must agree: catch it now.
+                if let Err(e) = s.machine.config("<interactive>", Vec::new()) {
+                    eprintln!("gph: {e}");
+                    return;
+                }
+                self.machine = s.machine;
+                println!("machine: {}", self.machine.describe());
+            }
+            Err(e) => {
+                // clap's message without its usage lines.
+                let msg = e.to_string();
+                let said: Vec<&str> = msg
+                    .trim_start_matches("error: ")
+                    .lines()
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                eprintln!("gph: :set {arg}: {}", said.join(" "));
+            }
+        }
+    }
+
+    /// Adds a definition (`user` as typed; `drop(i, line)` characters of
+    /// each line are not part of it, e.g. `let `).
+    fn define(&mut self, user: &str, drop: impl Fn(usize, &str) -> usize) {
+        let placed = Placed::new(user, 0, drop);
+        let text = placed.text.clone();
+        let bound = defined_names(&text);
         // A new definition replaces an older one of the same name.
         let old: Vec<(Vec<String>, String)> = self
             .defs
@@ -289,12 +614,12 @@ impl Session {
             .cloned()
             .collect();
         let previous = std::mem::replace(&mut self.defs, old);
-        self.defs.push((bound, text.to_string()));
-        let src = self.source("");
-        if self.types(&src, false).is_none() {
-            self.defs = previous;
-        } else {
+        let src = self.source_with("", Some(placed), "");
+        if self.types(&src, false).is_some() {
+            self.defs.push((bound, text));
             self.refresh_names();
+        } else {
+            self.defs = previous;
         }
     }
 
@@ -360,6 +685,17 @@ impl Session {
                 "b" | "browse" => self.browse(),
                 "sc" => self.show_sc(arg),
                 "set" | "unset" if arg == "+s" => self.timing = c == "set",
+                "set" if arg.is_empty() => {
+                    println!("machine: {}", self.machine.describe());
+                    println!("options: {}", self.machine.to_args().join(" "));
+                }
+                "set" | "unset" => self.set_machine(arg, c == "unset"),
+                "stats" => match &self.last {
+                    Some(s) => print!("{}", gph_runtime::format_stats(s)),
+                    None => println!("nothing evaluated yet"),
+                },
+                "sparks" => self.sparks(),
+                "profile" | "trace" | "eventlog" => self.save_recording(c, arg),
                 _ => println!("unknown command `:{c}` (:help lists the commands)"),
             }
             return true;
@@ -374,8 +710,9 @@ impl Session {
             }
             return true;
         }
-        if t.starts_with("let ") && !line.contains(" in ") {
-            self.define(&dedent_let(line));
+        // `let x = e` defines; `let x = e in x + 1` is an expression.
+        if t.starts_with("let ") && self.type_of_quietly(line).is_none() {
+            self.define(line, let_drop(line));
             return true;
         }
         self.eval(line);
@@ -397,29 +734,22 @@ fn last_import_end(text: &str) -> usize {
     end
 }
 
-fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("  {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// `let f x = ...` (possibly over several lines): the definitions without
-/// `let`, the following lines moved left by as much as the first.
-fn dedent_let(text: &str) -> String {
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or("").trim_start();
-    let mut out = first
-        .strip_prefix("let ")
-        .unwrap_or(first)
-        .trim_start()
-        .to_string();
-    for l in lines {
-        let spaces = l.len() - l.trim_start_matches(' ').len();
-        out.push('\n');
-        out.push_str(&l[spaces.min(4)..]);
+/// How much of each line of `let f x = ...` (possibly over several lines)
+/// is not part of the definitions: `let ` and the spaces after it on the
+/// first, and as many leading spaces (at most 4) on the others.
+fn let_drop(text: &str) -> impl Fn(usize, &str) -> usize {
+    let first = text.lines().next().unwrap_or("");
+    let lead = first.len() - first.trim_start().len();
+    let after_let = first.trim_start().strip_prefix("let").unwrap_or("");
+    let gap = after_let.len() - after_let.trim_start().len();
+    let first_drop = lead + 3 + gap;
+    move |i, l: &str| {
+        if i == 0 {
+            first_drop
+        } else {
+            (l.len() - l.trim_start_matches(' ').len()).min(4)
+        }
     }
-    out
 }
 
 /// `() -> T` becomes `T`, keeping a context: `Num a => () -> a` is `Num a => a`.
@@ -560,7 +890,14 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     let names = Arc::new(Mutex::new(Vec::new()));
+    let scratch = std::env::temp_dir().join(format!("gph-repl-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&scratch) {
+        eprintln!("gph: cannot make {}: {e}", scratch.display());
+    }
     let mut session = Session {
+        last: None,
+        recorded: false,
+        scratch: scratch.clone(),
         file: None,
         text: String::new(),
         defs: Vec::new(),
@@ -624,5 +961,6 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
     if let Some(h) = &history {
         let _ = editor.save_history(h);
     }
+    let _ = std::fs::remove_dir_all(&scratch);
     Ok(())
 }

@@ -86,6 +86,7 @@ fn in_main_file(sources: &SourceMap, d: &Diagnostic) -> bool {
 /// library's are the library's business).
 fn core_of(
     file: &SourceFile,
+    interactive_from: Option<u32>,
 ) -> (
     Option<(core::Program, gph_syntax::lexer::Sym)>,
     SourceMap,
@@ -95,7 +96,7 @@ fn core_of(
     let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) else {
         return (None, sources, diagnostics);
     };
-    let typed = types::typecheck(&p.modules);
+    let typed = types::typecheck(&p.modules, interactive_from);
     diagnostics.extend(typed.diagnostics);
     if diagnostics.iter().any(Diagnostic::is_error) {
         return (None, sources, diagnostics);
@@ -110,7 +111,7 @@ fn core_of(
 /// into, and every diagnostic (errors, or warnings about the main file).
 /// `None` when there are errors.
 pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diagnostic>) {
-    let (core, sources, diagnostics) = core_of(file);
+    let (core, sources, diagnostics) = core_of(file, None);
     (core.map(|(c, _)| c), sources, diagnostics)
 }
 
@@ -124,6 +125,10 @@ pub struct Options {
     /// Check the Core after every Core-to-Core pass (Core Lint). On in
     /// debug builds, and with `--lint`.
     pub lint: bool,
+    /// Where the text typed at the REPL starts in the main file (a byte
+    /// offset): constraints arising there are defaulted by GHCi's extended
+    /// rules (`show []` is `"[]"`). `None` outside the REPL.
+    pub interactive_from: Option<u32>,
 }
 
 impl Default for Options {
@@ -131,6 +136,7 @@ impl Default for Options {
         Options {
             optimise: true,
             lint: cfg!(debug_assertions),
+            interactive_from: None,
         }
     }
 }
@@ -175,7 +181,7 @@ pub fn compile_full(
     SourceMap,
     Vec<Diagnostic>,
 ) {
-    let (core, sources, mut diagnostics) = core_of(file);
+    let (core, sources, mut diagnostics) = core_of(file, opts.interactive_from);
     let Some((core, main_module)) = core else {
         return (None, sources, diagnostics);
     };
@@ -200,7 +206,7 @@ pub fn compile_full(
 
 /// Runs the front end on a file (up to Core) and collects every diagnostic.
 pub fn check(file: &SourceFile) -> Outcome {
-    let (_, sources, diagnostics) = core_of(file);
+    let (_, sources, diagnostics) = core_of(file, None);
     Outcome {
         sources,
         diagnostics,
@@ -257,7 +263,7 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
                 };
             }
             let output = program.map(|p| {
-                let r = types::typecheck(&p.modules);
+                let r = types::typecheck(&p.modules, opts.interactive_from);
                 diagnostics.extend(r.diagnostics.iter().cloned());
                 types::show_types(&r)
             });
@@ -284,7 +290,7 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
             }
         }
         Stage::Core => {
-            let (core, sources, diagnostics) = core_of(file);
+            let (core, sources, diagnostics) = core_of(file, opts.interactive_from);
             let output = core.map(|(core, main)| {
                 let prefix = format!("{main}.");
                 let shown = core::Program {

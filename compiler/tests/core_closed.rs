@@ -43,6 +43,7 @@ fn lint_finds_nothing_on_any_program() {
                     let opts = Options {
                         optimise,
                         lint: true,
+                        interactive_from: None,
                     };
                     let text = std::fs::read_to_string(f).expect("readable program");
                     let file = SourceFile::new(f.to_string_lossy(), text);

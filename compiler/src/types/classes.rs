@@ -25,6 +25,10 @@ const NUMERIC: &[&str] = &[
     "RealFloat",
 ];
 
+/// GHCi's interactive classes: under its extended default rules one of
+/// them (or a numeric class) is enough for a variable to be defaulted.
+const INTERACTIVE: &[&str] = &["Show", "Eq", "Ord", "Foldable", "Traversable"];
+
 /// The classes GHC considers standard for defaulting (all in the Prelude).
 const STANDARD: &[&str] = &[
     "Eq",
@@ -358,10 +362,36 @@ impl Tc {
             }
         }
         let candidates = self.default_types();
+        // GHCi's extended rules put `()` first (`show []` is "[]").
+        let mut extended_candidates = vec![self.tuple_of(Vec::new())];
+        extended_candidates.extend(candidates.iter().cloned());
         for v in vars {
             let classes = classes_of.remove(&v).unwrap_or_default();
             let blocked = in_others.contains(&v);
             let numeric = classes.iter().any(|c| self.is_prelude_class(*c, NUMERIC));
+            // Constraints that arise in what was typed at the REPL follow
+            // GHCi's extended default rules (ExtendedDefaultRules).
+            let extended = self.interactive_from.is_some_and(|from| {
+                ws.iter().any(|w| {
+                    w.origin.span.start >= from
+                        && matches!(self.table.head(&w.ty).ty(), Ty::Var(x) if *x == v)
+                })
+            });
+            if extended {
+                let interactive = classes
+                    .iter()
+                    .any(|c| self.is_prelude_class(*c, INTERACTIVE));
+                if blocked || !(numeric || interactive) {
+                    continue;
+                }
+                for cand in &extended_candidates {
+                    if classes.iter().all(|c| self.has_instance(*c, cand, 0)) {
+                        let _ = self.table.unify(&Type::var(v), cand);
+                        break;
+                    }
+                }
+                continue;
+            }
             // GHC counts Data.Ix's Ix among the standard classes too, so
             // `listArray (1, 3) "abc" ! 2` defaults its indices to Integer.
             let standard = classes.iter().all(|c| {

@@ -172,9 +172,12 @@ pub struct TypeResult {
 }
 
 /// Type-checks the modules of a renamed program (in dependency order, the
-/// main module last).
-pub fn typecheck(modules: &[ast::Module]) -> TypeResult {
+/// main module last). Constraints arising at or after `interactive_from`
+/// (a global offset: text typed at the REPL) follow GHCi's extended default
+/// rules.
+pub fn typecheck(modules: &[ast::Module], interactive_from: Option<u32>) -> TypeResult {
     let mut tc = tc::Tc::new();
+    tc.interactive_from = interactive_from;
     let mut elaborated = elab::Program::default();
     for m in modules {
         elaborated.modules.push(tc.check_module(m));

@@ -128,6 +128,10 @@ pub struct Tc {
     pub deferred_eqs: Vec<DeferredEq>,
     /// Names of the instance dictionaries made so far.
     pub dfun_names: std::collections::HashSet<Global>,
+    /// Where the text typed at the REPL starts (a global offset): the
+    /// constraints arising from there on are defaulted by GHCi's extended
+    /// rules.
+    pub interactive_from: Option<u32>,
 }
 
 impl Tc {
@@ -150,6 +154,7 @@ impl Tc {
             cur_group: 0,
             next_group: 1,
             dfun_names: Default::default(),
+            interactive_from: None,
             deferred_eqs: Vec::new(),
         };
         tc.init_builtins();

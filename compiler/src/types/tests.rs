@@ -33,7 +33,7 @@ fn run(src: &str) -> (String, Vec<(usize, String)>) {
         .collect();
     assert!(errs.is_empty(), "front end errors: {errs:?}");
     let prog = prog.expect("renamed program");
-    let r = typecheck(&prog.modules);
+    let r = typecheck(&prog.modules, None);
     let main_file = &sources.files[0];
     let errors = r
         .diagnostics
@@ -61,7 +61,7 @@ fn ok(src: &str) -> String {
 fn elab(src: &str) -> String {
     let file = SourceFile::new("t.gph", dedent(src));
     let (prog, _, _) = crate::front_end(&file);
-    let r = typecheck(&prog.expect("renamed").modules);
+    let r = typecheck(&prog.expect("renamed").modules, None);
     assert!(
         r.diagnostics.iter().all(|d| !d.is_error()),
         "{:?}",
@@ -484,7 +484,7 @@ fn error_lines(path: &std::path::Path) -> Vec<usize> {
     let (prog, sources, mut diags) = crate::front_end(&file);
     if let Some(p) = prog {
         if !diags.iter().any(|d| d.is_error()) {
-            diags.extend(typecheck(&p.modules).diagnostics);
+            diags.extend(typecheck(&p.modules, None).diagnostics);
         }
     }
     let main_file = &sources.files[0];
@@ -568,7 +568,7 @@ fn show_file() {
     let Some(prog) = prog else { return };
     eprintln!("front end done");
     let t0 = std::time::Instant::now();
-    let r = typecheck(&prog.modules);
+    let r = typecheck(&prog.modules, None);
     eprintln!("typecheck: {:?}", t0.elapsed());
     print!("{}", show_types(&r));
     for d in &r.diagnostics {
@@ -627,8 +627,9 @@ fn mutants_never_panic() {
             if diags.iter().any(|d| d.is_error()) {
                 continue;
             }
-            let r =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| typecheck(&prog.modules)));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                typecheck(&prog.modules, None)
+            }));
             assert!(r.is_ok(), "type checker panicked on:\n{src}");
             checked += 1;
         }
