@@ -10,7 +10,7 @@
 use crate::{report, CompileOpts, MachineOpts};
 use clap::Parser;
 use gph_syntax::{Diagnostic, SourceFile, SourceMap, Span};
-use rustyline::completion::{Completer, Pair};
+use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
@@ -65,6 +65,8 @@ struct Session {
     interrupt: Arc<AtomicBool>,
     /// Names for tab completion.
     names: Arc<Mutex<Vec<String>>>,
+    /// The program's arguments (getArgs) for the evaluation (`:main`).
+    args: Vec<String>,
     /// The last evaluation's statistics (`:stats`, `:sparks`).
     last: Option<gph_runtime::Stats>,
     /// Whether the last evaluation's events are in `scratch`.
@@ -435,13 +437,15 @@ impl Session {
     /// events for `:profile`, `:trace` and `:eventlog` afterwards.
     fn run(&mut self, program: &gph_runtime::code::Program, what: &str) {
         let file = self.file.as_deref().unwrap_or("<interactive>");
-        let mut config = match self.machine.config(file, Vec::new()) {
+        let mut config = match self.machine.config(file, self.args.clone()) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("gph: {e}");
                 return;
             }
         };
+        // As GHCi's: getProgName is "<interactive>".
+        config.prog_name = "<interactive>".into();
         let observe = self.recording();
         let outputs = match observe.outputs(what.trim().to_string(), &self.machine, &config) {
             Ok(o) => o,
@@ -512,6 +516,88 @@ impl Session {
         match std::fs::copy(&from, to) {
             Ok(_) => println!("wrote {to}"),
             Err(e) => eprintln!("gph: cannot write {to}: {e}"),
+        }
+    }
+
+    /// `:main ARGS`: runs the loaded file's `main` with these arguments
+    /// (words, or "quoted strings" with spaces).
+    fn run_main_with(&mut self, arg: &str) {
+        let args = match split_args(arg) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("gph: :main {arg}: {e}");
+                return;
+            }
+        };
+        if !self
+            .types(&self.source(""), true)
+            .is_some_and(|ts| ts.iter().any(|(n, _)| n == "main"))
+        {
+            println!("no `main` to run: :load a file that defines it");
+            return;
+        }
+        let src = self.source(&format!("{ENTRY} = main\n"));
+        let Some(program) = self.compile(&src, false) else {
+            return;
+        };
+        self.args = args;
+        self.run(&program, &format!("main {arg}"));
+        self.args.clear();
+    }
+
+    /// `:cd DIR`: the REPL's working directory (GHCi's): files loaded
+    /// and written from now on are relative to it.
+    fn cd(&mut self, dir: &str) {
+        let dir = if dir.is_empty() {
+            std::env::var("HOME").unwrap_or_else(|_| "/".into())
+        } else {
+            dir.to_string()
+        };
+        // The loaded file stays loaded: its name made absolute first.
+        let loaded = self
+            .file
+            .as_ref()
+            .and_then(|f| std::fs::canonicalize(f).ok());
+        if let Err(e) = std::env::set_current_dir(&dir) {
+            eprintln!("gph: cannot change to {dir}: {e}");
+            return;
+        }
+        if let Some(f) = loaded {
+            self.file = Some(f.to_string_lossy().into_owned());
+        }
+    }
+
+    /// `:edit [FILE]`: the file (the loaded one by default) in $EDITOR,
+    /// then loaded again if it was the loaded one.
+    fn edit(&mut self, arg: &str) {
+        let file = if arg.is_empty() {
+            match &self.file {
+                Some(f) => f.clone(),
+                None => {
+                    println!("no file to edit: :edit FILE, or :load one first");
+                    return;
+                }
+            }
+        } else {
+            arg.to_string()
+        };
+        let editor = std::env::var("VISUAL")
+            .or_else(|_| std::env::var("EDITOR"))
+            .unwrap_or_else(|_| "vi".into());
+        match std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$1\""))
+            .arg("sh")
+            .arg(&file)
+            .status()
+        {
+            Ok(st) if st.success() => {
+                if self.file.as_deref() == Some(file.as_str()) || self.file.is_none() {
+                    self.load(Some(file));
+                }
+            }
+            Ok(st) => eprintln!("gph: the editor ({editor}) failed: {st}"),
+            Err(e) => eprintln!("gph: cannot run the editor ({editor}): {e}"),
         }
     }
 
@@ -670,7 +756,10 @@ impl Session {
             return true;
         }
         if let Some(cmd) = t.strip_prefix(':') {
-            let (c, arg) = cmd.split_once(char::is_whitespace).unwrap_or((cmd, ""));
+            let (c, arg) = match cmd.strip_prefix('!') {
+                Some(rest) => ("!", rest),
+                None => cmd.split_once(char::is_whitespace).unwrap_or((cmd, "")),
+            };
             let arg = arg.trim();
             match c {
                 "q" | "quit" => return false,
@@ -684,6 +773,10 @@ impl Session {
                 }
                 "b" | "browse" => self.browse(),
                 "sc" => self.show_sc(arg),
+                "main" => self.run_main_with(arg),
+                "cd" => self.cd(arg),
+                "!" => shell(arg),
+                "e" | "edit" => self.edit(arg),
                 "set" | "unset" if arg == "+s" => self.timing = c == "set",
                 "set" if arg.is_empty() => {
                     println!("machine: {}", self.machine.describe());
@@ -718,6 +811,54 @@ impl Session {
         self.eval(line);
         true
     }
+}
+
+/// `:! CMD`: a shell command.
+fn shell(cmd: &str) {
+    if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+        eprintln!("gph: cannot run the shell: {e}");
+    }
+}
+
+/// The words of `:main`'s arguments: spaces separate them, except inside
+/// double quotes (where `\"` and `\\` are escapes), as GHCi splits them.
+fn split_args(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(e) => cur.push(e),
+                            None => return Err("an escape at the end".into()),
+                        },
+                        Some(x) => cur.push(x),
+                        None => return Err("a string without its closing quote".into()),
+                    }
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
 }
 
 /// Where the text after the module's last `import` line starts (or after
@@ -838,6 +979,7 @@ fn prelude_names() -> Vec<String> {
 
 struct Completion {
     names: Arc<Mutex<Vec<String>>>,
+    files: FilenameCompleter,
 }
 
 impl Completer for Completion {
@@ -848,6 +990,25 @@ impl Completer for Completion {
         pos: usize,
         _: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        // A file's name after a command that takes one, or in a string.
+        let takes_file = [
+            ":load ",
+            ":l ",
+            ":cd ",
+            ":edit ",
+            ":e ",
+            ":profile ",
+            ":trace ",
+            ":eventlog ",
+            ":set grid ",
+            ":!",
+        ]
+        .iter()
+        .any(|c| line.starts_with(c));
+        let in_string = line[..pos].matches('"').count() % 2 == 1;
+        if takes_file || in_string {
+            return self.files.complete_path(line, pos);
+        }
         let start = line[..pos]
             .rfind(|c: char| {
                 !(c.is_alphanumeric() || c == '_' || c == '\'' || c == '.' || c == ':')
@@ -895,6 +1056,7 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
         eprintln!("gph: cannot make {}: {e}", scratch.display());
     }
     let mut session = Session {
+        args: Vec::new(),
         last: None,
         recorded: false,
         scratch: scratch.clone(),
@@ -910,7 +1072,10 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
     };
     let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;
-    editor.set_helper(Some(Completion { names }));
+    editor.set_helper(Some(Completion {
+        names,
+        files: FilenameCompleter::new(),
+    }));
     let history = history_path();
     if let Some(h) = &history {
         let _ = editor.load_history(h);

@@ -27,7 +27,13 @@ fn repl_transcripts() {
         let file = std::fs::read_to_string(input.with_extension("file")).unwrap_or_default();
         let mut args = vec!["repl"];
         args.extend(file.split_whitespace());
-        let out = gph_with(&args, Some(&script), &[("HOME", home.to_str().unwrap())]);
+        // `:edit` runs an editor that does nothing.
+        let env = [
+            ("HOME", home.to_str().unwrap()),
+            ("EDITOR", "true"),
+            ("VISUAL", "true"),
+        ];
+        let out = gph_with(&args, Some(&script), &env);
         if out.status != Some(0) {
             failures.push(format!("{}: exit {:?}", input.display(), out.status));
         }
