@@ -25,6 +25,9 @@ Commands:
   EXPR                evaluate and print an expression (run it if it is an IO action)
   let DEFS / DEFS     add definitions to the session (e.g. `let sq x = x * x`)
   :{ ... :}           a definition or expression over several lines
+  x <- ACTION         run an IO action and bind its result to x (`it` is the last value)
+  :sprint NAME        how much of a value is evaluated (`_` where it is not)
+  :print NAME         the same, with the type of what is not evaluated
   :load FILE          load a file (its top-level names come into scope)
   :reload             load the same file again
   :type EXPR          show the type of an expression
@@ -44,6 +47,10 @@ After an evaluation:
   :profile FILE.svg   its activity profile      :trace FILE.json   a Perfetto trace
   :eventlog FILE      a GHC eventlog (ThreadScope)
 
+  :main ARGS          run the loaded file's main with these arguments
+  :cd DIR             change the working directory
+  :! COMMAND          run a shell command
+  :edit [FILE]        edit a file (the loaded one) with $EDITOR, then reload
   :help               this text
   :quit               leave (also Ctrl-D)
 Ctrl-C interrupts a long evaluation.
@@ -67,6 +74,11 @@ struct Session {
     names: Arc<Mutex<Vec<String>>>,
     /// The program's arguments (getArgs) for the evaluation (`:main`).
     args: Vec<String>,
+    /// The machine's session: the values that live from one evaluation
+    /// to the next.
+    machine_session: gph_runtime::session::Session,
+    /// Names bound to values (`x <- action`, `it`) and their types.
+    bound: Vec<(String, String)>,
     /// The last evaluation's statistics (`:stats`, `:sparks`).
     last: Option<gph_runtime::Stats>,
     /// Whether the last evaluation's events are in `scratch`.
@@ -173,6 +185,11 @@ impl Session {
         for (_, d) in &self.defs {
             text.push_str(d);
             text.push('\n');
+        }
+        // Names bound by `x <- action` and `it`: their values are in the
+        // machine's session (this body never runs).
+        for (n, t) in &self.bound {
+            text.push_str(&format!("{n} :: {t}\n{n} = {n}\n"));
         }
         text.push_str(before);
         let input = input.map(|mut p| {
@@ -287,8 +304,11 @@ impl Session {
     }
 
     fn load(&mut self, file: Option<String>) {
+        // As in GHCi, loading starts afresh: no bindings, no CAF values.
         self.defs.clear();
         self.imports.clear();
+        self.bound.clear();
+        self.machine_session = gph_runtime::session::Session::new();
         self.file = None;
         self.text.clear();
         if let Some(f) = file {
@@ -359,7 +379,9 @@ impl Session {
             .map(|(_, t)| t)
     }
 
-    fn eval(&mut self, input: &str) {
+    /// Evaluates an expression (or runs an action) and binds its value to
+    /// `it`, or to `bind` for `x <- action` (then nothing is printed).
+    fn eval(&mut self, input: &str, bind: Option<&str>) {
         // An expression, or else a definition.
         let as_expr = |s: &Session, after: &str| {
             s.source_with(
@@ -383,17 +405,25 @@ impl Session {
         let expr_src = as_expr(self, "");
         let mut io = false;
         let mut ty = type_of_it(&expr_src);
-        if ty.is_none() {
-            ty = type_of_it(&as_io(self, ""));
-            io = ty.is_some();
+        if ty.is_none() || bind.is_some() && !ty.as_deref().is_some_and(|t| t.starts_with("IO ")) {
+            if let Some(t) = type_of_it(&as_io(self, "")) {
+                ty = Some(t);
+                io = true;
+            }
         }
         let Some(ty) = ty else {
-            if looks_like_definition(input) {
+            if bind.is_none() && looks_like_definition(input) {
                 return self.define(input, |_, _| 0);
             }
             self.types(&expr_src, false);
             return;
         };
+        let action = ty.starts_with("IO ");
+        if bind.is_some() && !action {
+            // Shown against the input, as GHCi reports `x <- 5`.
+            self.types(&as_io(self, ""), false);
+            return;
+        }
         let build = |s: &Session, after: &str| {
             if io {
                 as_io(s, after)
@@ -401,24 +431,83 @@ impl Session {
                 as_expr(s, after)
             }
         };
-        let entry = if ty == "IO ()" {
+        let value_ty = ty.strip_prefix("IO ").unwrap_or(&ty).to_string();
+        let entry = if bind.is_some() || ty == "IO ()" {
             format!("{ENTRY} = {IT}\n")
-        } else if ty.starts_with("IO ") {
-            format!("{ENTRY} = {IT} >>= print\n")
+        } else if action {
+            format!("{ENTRY} = {IT} >>= \\{IT}'r -> print {IT}'r >> return {IT}'r\n")
         } else {
-            format!("{ENTRY} = print {IT}\n")
+            format!("{ENTRY} = print {IT} >> return {IT}\n")
         };
-        let shown_result = ty.starts_with("IO ") && ty != "IO ()";
+        let shown_result = action && ty != "IO ()" && bind.is_none();
         let program = match self.compile(&build(self, &entry), shown_result) {
             // A result without Show is not printed.
-            None if shown_result => self.compile(
-                &build(self, &format!("{ENTRY} = {IT} >> return ()\n")),
-                false,
-            ),
+            None if shown_result => self.compile(&build(self, &format!("{ENTRY} = {IT}\n")), false),
             p => p,
         };
-        if let Some(p) = program {
-            self.run(&p, input);
+        let Some(p) = program else { return };
+        let name = bind.unwrap_or("it");
+        let global = format!("{}.{name}", self.module());
+        if self.run(&p, input, Some(&global)) {
+            self.bind(name, &value_ty);
+        }
+    }
+
+    /// The module the session's names live in.
+    fn module(&self) -> String {
+        if self.file.is_some() {
+            module_of(&self.text)
+        } else {
+            "Interactive".to_string()
+        }
+    }
+
+    /// After `x <- action` (or an evaluation, for `it`): `name` holds a
+    /// value of type `ty` from now on (declared in the program text, its
+    /// value kept by the machine's session).
+    fn bind(&mut self, name: &str, ty: &str) {
+        let previous = self.bound.clone();
+        self.bound.retain(|(n, _)| n != name);
+        if ty.contains("=>") {
+            // An overloaded value would need its dictionaries: GHCi
+            // defaults it first; here it is not kept.
+            if name != "it" {
+                eprintln!("gph: `{name}` is not kept: its type `{ty}` is overloaded (add a type annotation)");
+            }
+            return;
+        }
+        let defs = self.defs.clone();
+        self.defs.retain(|(ns, _)| !ns.iter().any(|n| n == name));
+        self.bound.push((name.to_string(), ty.to_string()));
+        if self.types(&self.source(""), true).is_none() {
+            self.bound = previous;
+            self.defs = defs;
+            if name != "it" {
+                eprintln!("gph: `{name}` is not kept: its type `{ty}` cannot be declared here");
+            }
+            return;
+        }
+        self.refresh_names();
+    }
+
+    /// `:sprint NAME` / `:print NAME`: how much of a value is evaluated.
+    fn sprint(&self, name: &str, print: bool) {
+        if name.is_empty() {
+            println!("usage: :sprint NAME");
+            return;
+        }
+        let global = format!("{}.{name}", self.module());
+        let ty = self
+            .types(&self.source(""), true)
+            .and_then(|ts| ts.into_iter().find(|(n, _)| n == name).map(|(_, t)| t));
+        let shown = self.machine_session.sprint(&global, 10_000).or_else(|| {
+            // Defined but never evaluated (or a function, or the Prelude's).
+            (ty.is_some() || self.type_of_quietly(name).is_some()).then(|| "_".to_string())
+        });
+        match (shown, ty) {
+            (None, _) => eprintln!("gph: `{name}` is not in scope"),
+            (Some(s), Some(t)) if print && s == "_" => println!("{name} = (_t1::{t})"),
+            (Some(s), _) => println!("{name} = {s}"),
         }
     }
 
@@ -435,13 +524,18 @@ impl Session {
 
     /// Runs a compiled evaluation on the session's machine, recording its
     /// events for `:profile`, `:trace` and `:eventlog` afterwards.
-    fn run(&mut self, program: &gph_runtime::code::Program, what: &str) {
+    fn run(
+        &mut self,
+        program: &gph_runtime::code::Program,
+        what: &str,
+        bind: Option<&str>,
+    ) -> bool {
         let file = self.file.as_deref().unwrap_or("<interactive>");
         let mut config = match self.machine.config(file, self.args.clone()) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("gph: {e}");
-                return;
+                return false;
             }
         };
         // As GHCi's: getProgName is "<interactive>".
@@ -458,7 +552,7 @@ impl Session {
         self.interrupt.store(false, Ordering::SeqCst);
         config.interrupt = Some(self.interrupt.clone());
         let start = Instant::now();
-        let (exit, stats) = gph_runtime::run_main(program, &config);
+        let (exit, stats) = self.machine_session.run(program, &config, bind);
         let elapsed = start.elapsed();
         self.recorded = false;
         if let Some(o) = &outputs {
@@ -468,6 +562,7 @@ impl Session {
                 Err(e) => eprintln!("gph: cannot record the evaluation: {e}"),
             }
         }
+        let ok = matches!(exit, gph_runtime::Exit::Success);
         match exit {
             gph_runtime::Exit::Success => {}
             gph_runtime::Exit::Error(m) => eprintln!("gph: {m}"),
@@ -483,6 +578,7 @@ impl Session {
         }
         let _ = self.machine.report_stats(&stats, elapsed);
         self.last = Some(stats);
+        ok
     }
 
     /// Where the last evaluation's events are recorded.
@@ -541,7 +637,7 @@ impl Session {
             return;
         };
         self.args = args;
-        self.run(&program, &format!("main {arg}"));
+        self.run(&program, &format!("main {arg}"), None);
         self.args.clear();
     }
 
@@ -700,12 +796,15 @@ impl Session {
             .cloned()
             .collect();
         let previous = std::mem::replace(&mut self.defs, old);
+        let previous_bound = self.bound.clone();
+        self.bound.retain(|(n, _)| !bound.contains(n));
         let src = self.source_with("", Some(placed), "");
         if self.types(&src, false).is_some() {
             self.defs.push((bound, text));
             self.refresh_names();
         } else {
             self.defs = previous;
+            self.bound = previous_bound;
         }
     }
 
@@ -788,6 +887,8 @@ impl Session {
                     None => println!("nothing evaluated yet"),
                 },
                 "sparks" => self.sparks(),
+                "sprint" => self.sprint(arg, false),
+                "print" => self.sprint(arg, true),
                 "profile" | "trace" | "eventlog" => self.save_recording(c, arg),
                 _ => println!("unknown command `:{c}` (:help lists the commands)"),
             }
@@ -808,9 +909,26 @@ impl Session {
             self.define(line, let_drop(line));
             return true;
         }
-        self.eval(line);
+        if let Some((name, action)) = bind_statement(line) {
+            self.eval(action, Some(name));
+            return true;
+        }
+        self.eval(line, None);
         true
     }
+}
+
+/// `x <- action`: the name and the action.
+fn bind_statement(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim_start();
+    let end = t
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+        .unwrap_or(t.len());
+    let (name, rest) = t.split_at(end);
+    let action = rest.trim_start().strip_prefix("<-")?;
+    let keyword = matches!(name, "let" | "case" | "if" | "do" | "where" | "of" | "in");
+    (name.starts_with(|c: char| c.is_lowercase() || c == '_') && !keyword)
+        .then_some((name, action.trim_start()))
 }
 
 /// `:! CMD`: a shell command.
@@ -1056,6 +1174,8 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
         eprintln!("gph: cannot make {}: {e}", scratch.display());
     }
     let mut session = Session {
+        machine_session: gph_runtime::session::Session::new(),
+        bound: Vec::new(),
         args: Vec::new(),
         last: None,
         recorded: false,

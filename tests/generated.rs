@@ -58,12 +58,21 @@ fn generated_programs_on_seven_simulated_pes() {
 #[test]
 fn gph_gen_check_agrees_with_ghc() {
     use gph_gen::driver::{run_check, Settings};
+    let oracle = gph_gen::check::default_oracle();
+    // The oracle installs GHC the first time it runs: once, here, before
+    // two jobs would both try (and one fail on the package manager's lock).
+    let hello = std::env::temp_dir().join("gph-oracle-warm-up.gph");
+    std::fs::write(&hello, "main :: IO ()\nmain = print (1 :: Int)\n").unwrap();
+    let _ = std::process::Command::new(&oracle)
+        .arg(&hello)
+        .stdout(std::process::Stdio::null())
+        .status();
     let ok = run_check(&Settings {
         seed: CHECK_SEED,
         count: CHECK_COUNT,
         jobs: 2,
         gph: env!("CARGO_BIN_EXE_gph").into(),
-        oracle: gph_gen::check::default_oracle(),
+        oracle,
         keep: None,
         shrink_budget: 0,
         shrink_max: 0,

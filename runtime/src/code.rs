@@ -134,7 +134,7 @@ pub enum RetKind {
     Char,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Supercomb {
     /// The source-level name (`Main.nfib`, `Main.nfib$w` for a worker,
     /// `Main.f$l3` for a lifted lambda, `Main.f$t4` for a thunk body).
@@ -151,7 +151,7 @@ pub struct Supercomb {
 }
 
 /// A top-level entity by its [`GlobalId`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Global {
     /// A function: `Global` gives its static FUN node.
     Fun(ScId),
@@ -423,7 +423,7 @@ impl Prim {
 }
 
 /// One instruction. Register operands are of the current activation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Instr {
     // ----- moves and constants
     Move {
@@ -620,6 +620,37 @@ pub enum Instr {
     Par {
         reg: Reg,
     },
+}
+
+/// New numbers for the tables an instruction indexes (when programs are
+/// linked together, `crate::session::link`): `sc[i]` is the new number of
+/// supercombinator `i`, and so on.
+pub struct Renumber<'a> {
+    pub sc: &'a [ScId],
+    pub con: &'a [ConId],
+    pub global: &'a [GlobalId],
+    pub string: &'a [u32],
+    pub integer: &'a [u32],
+}
+
+impl Instr {
+    /// The instruction with every table index renumbered.
+    pub fn renumbered(&self, r: &Renumber) -> Instr {
+        let mut i = self.clone();
+        match &mut i {
+            Instr::Global { g, .. } => *g = r.global[g.0 as usize],
+            Instr::Integer { idx, .. } => *idx = r.integer[*idx as usize],
+            Instr::Str { idx, .. } => *idx = r.string[*idx as usize],
+            Instr::MkCon { con, .. } => *con = r.con[con.0 as usize],
+            Instr::MkThunk { sc, .. }
+            | Instr::MkPap { sc, .. }
+            | Instr::Call { sc, .. }
+            | Instr::CallV { sc, .. }
+            | Instr::TailCall { sc, .. } => *sc = r.sc[sc.0 as usize],
+            _ => {}
+        }
+        i
+    }
 }
 
 /// A compiled program.

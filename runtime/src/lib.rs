@@ -11,6 +11,7 @@ pub mod engine;
 pub mod machine;
 pub mod obs;
 pub mod parallel;
+pub mod session;
 pub mod validate;
 
 use engine::{grid, os_threads as threads, sim};
@@ -142,14 +143,44 @@ pub fn run_main_with(
     line_buffered: bool,
     input: &mut dyn Read,
 ) -> (Exit, Stats) {
+    let io = RunIo {
+        out,
+        line_buffered,
+        input,
+    };
+    let (exit, stats, _) = run(program, config, tuning, io, None);
+    (exit, stats)
+}
+
+/// The outside world of a run.
+pub(crate) struct RunIo<'a> {
+    pub out: &'a mut dyn Write,
+    pub line_buffered: bool,
+    pub input: &'a mut dyn Read,
+}
+
+/// Runs `main`; with a REPL session, its values are put into the main PE
+/// first and taken out again after.
+pub(crate) fn run(
+    program: &code::Program,
+    config: &Config,
+    tuning: &Tuning,
+    world: RunIo,
+    session: Option<session::SessionRun>,
+) -> (Exit, Stats, Option<session::saved::Saved>) {
+    let RunIo {
+        out,
+        line_buffered,
+        input,
+    } = world;
     let start = Instant::now();
     let mut stats = Stats::default();
     let loaded = match load::load(program) {
         Ok(l) => l,
-        Err(e) => return (Exit::Error(e), stats),
+        Err(e) => return (Exit::Error(e), stats, None),
     };
     if program.main.is_none() {
-        return (Exit::Error("the program has no main".into()), stats);
+        return (Exit::Error("the program has no main".into()), stats, None);
     }
     let n = config.grid.as_ref().map_or(config.pes.max(1), |g| g.len());
     let mut tuning = tuning.clone();
@@ -179,6 +210,7 @@ pub fn run_main_with(
         config,
         tuning,
         npes: n,
+        session: session.map(|s| s.saved),
     };
     let io = io::Io::new(
         out,
@@ -196,7 +228,7 @@ pub fn run_main_with(
                 Some(g) => g.clone(),
                 None => match grid::Grid::uniform(n) {
                     Ok(g) => g,
-                    Err(e) => return (Exit::Error(e), stats),
+                    Err(e) => return (Exit::Error(e), stats, None),
                 },
             };
             let mut pes = vec![pe0];
@@ -228,6 +260,7 @@ pub fn run_main_with(
             r
         }
     };
+    let saved = session.map(|s| session::save(&s, program, &pe0, result.as_ref().ok().copied()));
     let flushed = pe0.io.flush();
     let exit = match result {
         Ok(_) => match flushed {
@@ -243,7 +276,7 @@ pub fn run_main_with(
     stats.pes = n;
     stats.virtual_time = virtual_time;
     stats.time = start.elapsed();
-    (exit, stats)
+    (exit, stats, saved)
 }
 
 /// The statistics of one PE at the end of a run (at `end`, on its

@@ -33,6 +33,7 @@ fn run_holding_a_head(chunk_timeout: Duration) -> (Vec<PeStats>, bool) {
         config: &config,
         tuning: tuning.clone(),
         npes: 2,
+        session: None,
     };
     let busy_setup = Setup {
         program: &busy_program,

@@ -385,6 +385,9 @@ pub struct Setup<'p> {
     pub tuning: Tuning,
     /// How many PEs.
     pub npes: usize,
+    /// A REPL session's values, put into the main PE's heap before its
+    /// main thread starts (`session`).
+    pub session: Option<&'p crate::session::saved::Saved>,
 }
 
 /// The first semispace of a PE other than the main one, in words.
@@ -421,6 +424,9 @@ impl<'p> Setup<'p> {
     pub fn start_main(&self, pe: &mut Pe) -> Result<u32, Stop> {
         let l = self.loaded;
         pe.init_cafs()?;
+        if let Some(saved) = self.session {
+            crate::session::restore(saved, self.program, pe)?;
+        }
         let Some(main) = self.program.main else {
             return err("the program has no main");
         };
