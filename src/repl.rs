@@ -32,6 +32,8 @@ Commands:
   :reload             load the same file again
   :type EXPR          show the type of an expression
   :browse             list the loaded file's definitions with their types
+  :info NAME          what a name is: its type, declaration, instances, fixity
+  :kind TYPE          the kind of a type
   :sc NAME            show the supercombinators and machine code of a definition
   :set +s / :unset +s show time, reductions and allocation after each evaluation
 
@@ -58,6 +60,8 @@ Ctrl-C interrupts a long evaluation.
 
 const IT: &str = "gph'it";
 const ENTRY: &str = "gph'main";
+/// The type synonym `:kind` declares.
+const KIND: &str = "Gph'kind";
 
 struct Session {
     file: Option<String>,
@@ -273,7 +277,7 @@ impl Session {
                 for (sp, _) in &mut d.secondary {
                     *sp = place(*sp);
                 }
-                d.message = d.message.replace(IT, "it");
+                d.message = d.message.replace(IT, "it").replace(KIND, "the type");
                 d.label = d.label.map(|l| l.replace(IT, "it"));
                 d.help = d.help.map(|h| h.replace(IT, "it"));
                 d
@@ -488,6 +492,53 @@ impl Session {
             return;
         }
         self.refresh_names();
+    }
+
+    /// `:info NAME...`: what each name is, as GHCi says it.
+    fn info(&self, arg: &str) {
+        if arg.is_empty() {
+            println!("usage: :info NAME");
+            return;
+        }
+        for name in arg.split_whitespace() {
+            // `(+)` is asked for as `+`.
+            let name = name
+                .strip_prefix('(')
+                .and_then(|n| n.strip_suffix(')'))
+                .filter(|n| !n.is_empty() && !n.starts_with(','))
+                .unwrap_or(name);
+            let src = self.source("");
+            let out = gph_compiler::info::info(&src.file, name, &self.options(&src));
+            if let Some(o) = &out.output {
+                print!("{o}");
+            } else if out.diagnostics.iter().all(|d| d.span == Span::default()) {
+                for d in &out.diagnostics {
+                    eprintln!("gph: {}", d.message);
+                }
+            } else {
+                self.report(&src, &out.sources, &out.diagnostics);
+            }
+        }
+    }
+
+    /// `:kind TYPE`: its kind, as the kind checker infers it.
+    fn kind(&self, ty: &str) {
+        if ty.is_empty() {
+            println!("usage: :kind TYPE");
+            return;
+        }
+        let src = self.source_with(
+            &format!("type {KIND} =\n"),
+            Some(Placed::indented(ty, 2)),
+            "",
+        );
+        let out = gph_compiler::info::kind(&src.file, KIND, &self.options(&src));
+        match &out.output {
+            Some(k) => println!("{} :: {k}", ty.trim()),
+            None => {
+                self.report(&src, &out.sources, &out.diagnostics);
+            }
+        }
     }
 
     /// `:sprint NAME` / `:print NAME`: how much of a value is evaluated.
@@ -887,6 +938,8 @@ impl Session {
                     None => println!("nothing evaluated yet"),
                 },
                 "sparks" => self.sparks(),
+                "i" | "info" => self.info(arg),
+                "k" | "kind" => self.kind(arg),
                 "sprint" => self.sprint(arg, false),
                 "print" => self.sprint(arg, true),
                 "profile" | "trace" | "eventlog" => self.save_recording(c, arg),

@@ -11,6 +11,7 @@ pub mod exhaustive;
 pub mod fixity;
 pub mod fuse;
 pub mod graph;
+pub mod info;
 pub mod lift;
 pub mod lint;
 pub mod modules;

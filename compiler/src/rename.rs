@@ -23,6 +23,59 @@ pub struct Program {
     pub modules: Vec<Module>,
     /// The name of the main module (the last one).
     pub main: Sym,
+    /// What is in scope in the main module, for the REPL's `:info`.
+    pub main_scope: Scope,
+}
+
+/// The names in scope in a module: what each may refer to, as (defining
+/// module, name); and every operator's declared fixity.
+#[derive(Default, Clone)]
+pub struct Scope {
+    values: NameTable,
+    types: NameTable,
+    fixities: HashMap<(Sym, Sym), Fixity>,
+}
+
+/// (qualifier, name) -> the (module, name) entities it may refer to.
+type NameTable = HashMap<(Option<Sym>, Sym), Vec<(Sym, Sym)>>;
+
+impl Scope {
+    /// What `name` (possibly qualified, `M.x`) may refer to: values, then
+    /// types and classes.
+    pub fn resolve(&self, name: &str) -> (Vec<Orig>, Vec<Orig>) {
+        let key = match split_qualified(name) {
+            Some((q, n)) => (Some(Sym::from(q)), Sym::from(n)),
+            None => (None, Sym::from(name)),
+        };
+        let get = |m: &NameTable| m.get(&key).cloned().unwrap_or_default();
+        (get(&self.values), get(&self.types))
+    }
+
+    /// The declared fixity of an operator (by its original name).
+    pub fn fixity(&self, orig: &Orig) -> Option<Fixity> {
+        self.fixities.get(orig).copied()
+    }
+}
+
+/// `Data.Map.insert` as (`Data.Map`, `insert`); `.`, `Prelude..` too.
+fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    let mut start = 0;
+    let mut cut = None;
+    while let Some(i) = name[start..].find('.') {
+        let at = start + i;
+        let part = &name[start..at];
+        if !part.starts_with(|c: char| c.is_uppercase())
+            || !part
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
+            || at + 1 >= name.len()
+        {
+            break;
+        }
+        cut = Some(at);
+        start = at + 1;
+    }
+    cut.map(|c| (&name[..c], &name[c + 1..]))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -32,7 +85,7 @@ enum Ns {
 }
 
 /// The original name of a top-level entity: defining module and name.
-type Orig = (Sym, Sym);
+pub type Orig = (Sym, Sym);
 
 #[derive(Default, Clone)]
 struct Interface {
@@ -1262,7 +1315,11 @@ fn exports(r: &mut Renamer, m: &Module, defined: &Defined) -> Interface {
     iface
 }
 
-fn rename_module(g: &mut Globals, sources: &SourceMap, m: Module) -> (Module, Vec<Diagnostic>) {
+fn rename_module(
+    g: &mut Globals,
+    sources: &SourceMap,
+    m: Module,
+) -> (Module, Vec<Diagnostic>, Scope) {
     let name = module_name(&m);
     let mut r = Renamer {
         g,
@@ -1403,6 +1460,15 @@ fn rename_module(g: &mut Globals, sources: &SourceMap, m: Module) -> (Module, Ve
         &defined,
     );
     let diags = std::mem::take(&mut r.diags);
+    let mut scope = Scope::default();
+    for ((ns, q, n), origs) in std::mem::take(&mut r.scope) {
+        let table = match ns {
+            Ns::Value => &mut scope.values,
+            Ns::Type => &mut scope.types,
+        };
+        table.insert((q, n), origs);
+    }
+    scope.fixities = g.fixities.clone();
     g.interfaces.insert(name, iface);
     (
         Module {
@@ -1413,6 +1479,7 @@ fn rename_module(g: &mut Globals, sources: &SourceMap, m: Module) -> (Module, Ve
             span: m.span,
         },
         diags,
+        scope,
     )
 }
 
@@ -1616,16 +1683,19 @@ pub fn rename(loaded: Loaded) -> (Program, Vec<Diagnostic>) {
         .modules
         .last()
         .map_or_else(|| Sym::from("Main"), |p| p.name.clone());
+    let mut main_scope = Scope::default();
     for p in loaded.modules {
-        let (m, d) = rename_module(&mut g, &loaded.sources, p.ast);
+        let (m, d, scope) = rename_module(&mut g, &loaded.sources, p.ast);
         diags.extend(d);
         modules.push(m);
+        main_scope = scope;
     }
     (
         Program {
             sources: loaded.sources,
             modules,
             main,
+            main_scope,
         },
         diags,
     )

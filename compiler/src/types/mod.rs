@@ -169,6 +169,9 @@ pub struct TypeResult {
     pub types_of_main: Vec<(String, String)>,
     pub diagnostics: Vec<Diagnostic>,
     pub elaborated: elab::Program,
+    /// Every type, class, instance and value the checker knew at the end
+    /// (for the REPL's `:info` and `:kind`).
+    pub env: env::Env,
 }
 
 /// Type-checks the modules of a renamed program (in dependency order, the
@@ -192,6 +195,7 @@ pub fn typecheck(modules: &[ast::Module], interactive_from: Option<u32>) -> Type
         types_of_main,
         diagnostics,
         elaborated,
+        env: std::mem::take(&mut tc.env),
     }
 }
 
