@@ -40,6 +40,10 @@ enum Command {
     Repl {
         /// A file to load first.
         file: Option<String>,
+        /// Print each input line after the prompt, so that the output reads
+        /// as a transcript (for lessons and tests fed from a file).
+        #[arg(long)]
+        echo: bool,
         #[command(flatten)]
         machine: MachineOpts,
         #[command(flatten)]
@@ -509,9 +513,10 @@ fn run(cli: Cli) -> Result<(), ()> {
         }
         Command::Repl {
             file,
+            echo,
             machine,
             compiler,
-        } => repl::repl(file, machine, compiler),
+        } => repl::repl(file, echo, machine, compiler),
         Command::Dump {
             stage,
             file,

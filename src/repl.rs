@@ -1214,7 +1214,12 @@ fn history_path() -> Option<std::path::PathBuf> {
 }
 
 /// Runs the REPL until `:quit` or end of input.
-pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -> Result<(), ()> {
+pub fn repl(
+    file: Option<String>,
+    echo: bool,
+    machine: MachineOpts,
+    compiler: CompileOpts,
+) -> Result<(), ()> {
     let interrupt = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupt.clone();
@@ -1259,7 +1264,12 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
     }
     loop {
         let line = match editor.readline("gph> ") {
-            Ok(l) => l,
+            Ok(l) => {
+                if echo {
+                    println!("gph> {l}");
+                }
+                l
+            }
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
             Err(e) => {
@@ -1272,8 +1282,16 @@ pub fn repl(file: Option<String>, machine: MachineOpts, compiler: CompileOpts) -
             let mut block = Vec::new();
             loop {
                 match editor.readline("gph| ") {
-                    Ok(l) if l.trim() == ":}" => break,
+                    Ok(l) if l.trim() == ":}" => {
+                        if echo {
+                            println!("gph| {l}");
+                        }
+                        break;
+                    }
                     Ok(l) => {
+                        if echo {
+                            println!("gph| {l}");
+                        }
                         let _ = editor.add_history_entry(l.as_str());
                         block.push(l)
                     }

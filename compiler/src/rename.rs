@@ -222,8 +222,10 @@ impl Renamer<'_> {
     fn suggest(&self, ns: Ns, q: &QName) -> Option<String> {
         let mut best: Option<(usize, String)> = None;
         let limit = (q.name.chars().count() / 3).clamp(1, 2);
+        // An operator is never suggested for a name, nor the other way.
+        let symbolic = |n: &str| n.starts_with(|c: char| !(c.is_alphanumeric() || c == '_'));
         let mut consider = |cand: &str| {
-            if cand == &*q.name {
+            if cand == &*q.name || symbolic(cand) != symbolic(&q.name) {
                 return;
             }
             let d = distance(&q.name, cand);
