@@ -775,6 +775,15 @@ impl Session {
         if stats.per_pe.len() > 1 {
             row("total", &stats.total);
         }
+        // The simulated machine's clock does not depend on the host: a
+        // figure a lesson can quote.
+        if let Some(v) = stats.virtual_time {
+            println!(
+                "virtual time {:.3} ms on {} simulated PEs",
+                v * 1e3,
+                stats.pes
+            );
+        }
     }
 
     /// `:set OPTION [VALUE]`: a machine option of `gph run`, without its

@@ -217,6 +217,13 @@ pub(crate) fn restore(saved: &Saved, program: &Program, pe: &mut Pe) -> Result<(
     Ok(())
 }
 
+/// The REPL's own names (`Module.gph'it`, the input being evaluated, and
+/// whatever the compiler made of it, `gph'it$t1`): evaluated afresh each
+/// time, as GHCi evaluates an expression typed again.
+fn is_transient(global: &str) -> bool {
+    global.starts_with("gph'") || global.contains(".gph'")
+}
+
 /// The newest global of this name in a linked program.
 fn newest_global(program: &Program, name: &str) -> Option<GlobalId> {
     program
@@ -251,11 +258,8 @@ pub(crate) fn save(s: &SessionRun, program: &Program, pe: &Pe, result: Option<Pt
     let mut cafs = Vec::new();
     for (i, g) in program.globals.iter().enumerate() {
         let gid = GlobalId(i as u32);
-        if program
-            .global_names
-            .get(i)
-            .is_some_and(|n| newest.get(n.as_str()) != Some(&i))
-        {
+        let name = program.global_names.get(i).map_or("", String::as_str);
+        if newest.get(name) != Some(&i) || is_transient(name) {
             continue;
         }
         let (code::Global::Caf(_), Some(k)) = (g, slot(gid)) else {
