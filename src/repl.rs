@@ -45,6 +45,7 @@ The parallel machine (the options of `gph run`, without their dashes):
   :unset OPTION       back to its default
 After an evaluation:
   :sparks             sparks created, converted, fizzled per PE
+  :messages           the messages the PEs sent, by kind
   :stats              the statistics of `gph run --stats`
   :profile FILE.svg   its activity profile      :trace FILE.json   a Perfetto trace
   :eventlog FILE      a GHC eventlog (ThreadScope)
@@ -688,7 +689,13 @@ impl Session {
             return;
         };
         self.args = args;
-        self.run(&program, &format!("main {arg}"), None);
+        // Named as `gph run` names a run: the file's stem (and its args).
+        let name = self
+            .file
+            .as_deref()
+            .and_then(|f| std::path::Path::new(f).file_stem())
+            .map_or_else(|| "main".to_string(), |s| s.to_string_lossy().into_owned());
+        self.run(&program, &name, None);
         self.args.clear();
     }
 
@@ -784,6 +791,28 @@ impl Session {
                 stats.pes
             );
         }
+    }
+
+    /// `:messages`: the messages the PEs sent in the last evaluation, by
+    /// kind (FISH, SCHEDULE, FETCH, RESUME, ...).
+    fn messages(&self) {
+        let Some(stats) = &self.last else {
+            println!("nothing evaluated yet");
+            return;
+        };
+        let all = &stats.total.messages;
+        if all.is_empty() {
+            println!("no messages (one PE, or nobody needed to talk)");
+            return;
+        }
+        println!("{:<10} {:>8} {:>10}", "kind", "count", "bytes");
+        let (mut n, mut b) = (0, 0);
+        for (kind, (count, bytes)) in all {
+            println!("{kind:<10} {count:>8} {bytes:>10}");
+            n += count;
+            b += bytes;
+        }
+        println!("{:<10} {n:>8} {b:>10}", "total");
     }
 
     /// `:set OPTION [VALUE]`: a machine option of `gph run`, without its
@@ -947,6 +976,7 @@ impl Session {
                     None => println!("nothing evaluated yet"),
                 },
                 "sparks" => self.sparks(),
+                "messages" => self.messages(),
                 "i" | "info" => self.info(arg),
                 "k" | "kind" => self.kind(arg),
                 "sprint" => self.sprint(arg, false),
