@@ -340,10 +340,20 @@ impl MachineOpts {
             EngineOpt::Threads => "threads",
             EngineOpt::Sim => "sim",
         };
-        format!(
+        let mut d = format!(
             "{pes}, engine {engine}, sched {}",
             self.sched.sched().name()
-        )
+        );
+        // The rest of the options, as they would be typed.
+        let mut rest = self.clone();
+        (rest.pes, rest.grid, rest.engine, rest.sched) =
+            (None, None, EngineOpt::Threads, SchedOpt::Gum);
+        let more = rest.to_args();
+        if !more.is_empty() {
+            d.push_str(", ");
+            d.push_str(&more.join(" "));
+        }
+        d
     }
 
     pub(crate) fn config(

@@ -782,15 +782,7 @@ impl Session {
         if stats.per_pe.len() > 1 {
             row("total", &stats.total);
         }
-        // The simulated machine's clock does not depend on the host: a
-        // figure a lesson can quote.
-        if let Some(v) = stats.virtual_time {
-            println!(
-                "virtual time {:.3} ms on {} simulated PEs",
-                v * 1e3,
-                stats.pes
-            );
-        }
+        virtual_time(stats);
     }
 
     /// `:messages`: the messages the PEs sent in the last evaluation, by
@@ -813,6 +805,21 @@ impl Session {
             b += bytes;
         }
         println!("{:<10} {n:>8} {b:>10}", "total");
+        let p = &stats.total.packets;
+        if p.chunked() {
+            println!(
+                "in {} packets (at most {} message{} in one); they left urgent {}, full {}, \
+                 timed out {}, idle {}",
+                p.sent,
+                p.max_messages.0,
+                if p.max_messages.0 == 1 { "" } else { "s" },
+                p.urgent,
+                p.full,
+                p.timeout,
+                p.idle
+            );
+        }
+        virtual_time(stats);
     }
 
     /// `:set OPTION [VALUE]`: a machine option of `gph run`, without its
@@ -1021,6 +1028,18 @@ fn bind_statement(line: &str) -> Option<(&str, &str)> {
     let keyword = matches!(name, "let" | "case" | "if" | "do" | "where" | "of" | "in");
     (name.starts_with(|c: char| c.is_lowercase() || c == '_') && !keyword)
         .then_some((name, action.trim_start()))
+}
+
+/// The simulated machine's clock does not depend on the host: a figure a
+/// lesson can quote (`:sparks`, `:messages`).
+fn virtual_time(stats: &gph_runtime::Stats) {
+    if let Some(v) = stats.virtual_time {
+        println!(
+            "virtual time {:.3} ms on {} simulated PEs",
+            v * 1e3,
+            stats.pes
+        );
+    }
 }
 
 /// `:! CMD`: a shell command.
