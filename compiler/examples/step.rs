@@ -12,6 +12,8 @@ use gph_syntax::SourceFile;
 use std::time::Instant;
 
 fn main() {
+    // Quietly stop when the reader does (`| head`).
+    std::panic::set_hook(Box::new(|_| std::process::exit(0)));
     let mut args = std::env::args().skip(1);
     let (mut defs, mut max, mut dot, mut time, mut expr) =
         (String::new(), 1000u64, false, false, None);

@@ -733,9 +733,10 @@ impl Machine {
             }
             Node::Closure(c, env) => {
                 let code = &p.codes[c as usize];
-                let rule = Rule::Instantiate(match code.name {
-                    Some(n) => p.name(n).to_string(),
-                    None => lambda_name(p, code),
+                let rule = Rule::Instantiate(match (code.name, self.text_limit) {
+                    (Some(n), _) => p.name(n).to_string(),
+                    (None, Some(_)) => show::render(p, self, top, Some(40), false),
+                    (None, None) => lambda_name(p, code),
                 });
                 Ok(self.apply_code(p, c, &env, &args, rule, false))
             }
@@ -819,6 +820,10 @@ impl Machine {
         frame[info.binder as usize] = s;
         for (v, f) in vars.iter().zip(&fields) {
             frame[*v as usize] = *f;
+            let x = self.resolve(*f);
+            if self.is_thunk(x) || matches!(self.node(x), Node::Data(_, fs) if !fs.is_empty()) {
+                self.hint(x, info.frame.names[*v as usize], p);
+            }
         }
         let names = &info.frame.names;
         match self.rewrite(p, 0, Rule::CaseSelect(shown), admin, |m, root| {

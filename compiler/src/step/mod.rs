@@ -198,6 +198,7 @@ impl Stepper {
             ));
         }
         let mut c = template::Compiler::new(&core);
+        c.entry = Some(entry.as_str().into());
         let g = c.global(&entry.as_str().into());
         c.finish();
         if let Some(e) = c.error.take() {

@@ -479,12 +479,8 @@ impl<'a> Shower<'a> {
             return;
         }
         if let Some((name, op)) = self.atom_name(a) {
-            if let (Node::Closure(..), true) = (self.node(a), a == self.start) {
-                // The function itself was asked for: its definition.
-            } else {
-                parts.push(Task::Own(if op { format!("({name})") } else { name }));
-                return;
-            }
+            parts.push(Task::Own(if op { format!("({name})") } else { name }));
+            return;
         }
         let node = self.node(a);
         match node {
@@ -556,13 +552,13 @@ impl<'a> Shower<'a> {
             .filter(|a| !self.hidden(self.disp(*a)))
             .collect();
         let head = x;
-        let op = if self.named(head) {
+        let name = if self.named(head) {
             None
         } else {
-            self.atom_name(head).filter(|(_, op)| *op).map(|(n, _)| n)
+            self.atom_name(head).map(|(n, _)| n)
         };
         let items: Vec<Item<'a>> = visible.iter().map(|a| Item::Node(*a)).collect();
-        self.apply(Item::Node(head), op, items, prec, parts);
+        self.apply(Item::Node(head), name, items, prec, parts);
     }
 
     fn data(&mut self, a: Addr, k: ConId, fs: &'a [Addr], prec: u8, parts: &mut Vec<Task<'a>>) {
@@ -583,8 +579,8 @@ impl<'a> Shower<'a> {
             return;
         }
         let items: Vec<Item<'a>> = fs.iter().map(|f| Item::Node(*f)).collect();
-        let op = is_op(&info.display).then(|| info.display.to_string());
-        self.apply(Item::Own(paren_op(&info.display)), op, items, prec, parts);
+        let name = Some(info.display.to_string());
+        self.apply(Item::Own(paren_op(&info.display)), name, items, prec, parts);
     }
 
     /// A cons cell: `[1, 2, 3]`, `"abc"`, or `1 : 2 : rest`.
@@ -683,14 +679,35 @@ impl<'a> Shower<'a> {
     }
 
     /// `f a b`, or `a op b` for an operator with two arguments.
+    /// `f a b`, `a op b` for an operator with two arguments, `(a op)`
+    /// with one, `[a .. b]` for the arithmetic sequences; `name` is the
+    /// head's name.
     fn apply(
         &mut self,
         head: Item<'a>,
-        op: Option<String>,
+        name: Option<String>,
         args: Vec<Item<'a>>,
         prec: u8,
         parts: &mut Vec<Task<'a>>,
     ) {
+        let seq: Option<&[&'static str]> = match (name.as_deref(), args.len()) {
+            (Some("enumFrom"), 1) => Some(&["[", " ..]"]),
+            (Some("enumFromThen"), 2) => Some(&["[", ", ", " ..]"]),
+            (Some("enumFromTo"), 2) => Some(&["[", " .. ", "]"]),
+            (Some("enumFromThenTo"), 3) => Some(&["[", ", ", " .. ", "]"]),
+            _ => None,
+        };
+        if let Some(texts) = seq {
+            for (t, x) in texts.iter().zip(args) {
+                parts.push(Task::Text(t));
+                parts.push(x.task(0));
+            }
+            if let Some(last) = texts.last() {
+                parts.push(Task::Text(last));
+            }
+            return;
+        }
+        let op = name.filter(|n| is_op(n));
         if let (Some(op), 2) = (&op, args.len()) {
             let (fp, assoc) = fixity(op);
             let (lp, rp) = match assoc {
@@ -720,6 +737,21 @@ impl<'a> Shower<'a> {
             }
             return;
         }
+        if let (Some(op), 1) = (&op, args.len()) {
+            // A left section: (e op).
+            let (fp, _) = fixity(op);
+            let op_text = if op.starts_with(|c: char| c.is_alphabetic()) {
+                format!(" `{op}`)")
+            } else {
+                format!(" {op})")
+            };
+            parts.push(Task::Text("("));
+            if let Some(x) = args.into_iter().next() {
+                parts.push(x.task(fp + 1));
+            }
+            parts.push(Task::Own(op_text));
+            return;
+        }
         if args.is_empty() {
             parts.push(head.task(prec));
             return;
@@ -747,6 +779,23 @@ impl<'a> Shower<'a> {
         if params.is_empty() {
             parts.push(Task::Tmpl(&code.body, ctx, prec));
             return;
+        }
+        // A right section: (op e).
+        if let (true, T::App(f, args, false)) = (code.section, &code.body) {
+            let visible: Vec<&'a T> = args.iter().filter(|a| !self.t_hidden(a, ctx)).collect();
+            let op = match &**f {
+                T::Global(g) => Some(self.global_name(*g)),
+                T::Con(c) => Some(self.p.cons[*c as usize].display.to_string()),
+                _ => None,
+            };
+            if let (Some(op), [T::Var(v), rhs]) = (op, &visible[..]) {
+                if is_op(&op) && code.params.first() == Some(v) {
+                    parts.push(Task::Own(format!("({op} ")));
+                    parts.push(Task::Tmpl(rhs, ctx, 11));
+                    parts.push(Task::Text(")"));
+                    return;
+                }
+            }
         }
         if prec > 0 {
             parts.push(Task::Text("("));
@@ -887,7 +936,7 @@ impl<'a> Shower<'a> {
                     return;
                 }
                 let d = &p.cons[*c as usize].display;
-                let op = is_op(d).then(|| d.to_string());
+                let op = Some(d.to_string());
                 let items = args.iter().map(|a| Item::Tmpl(a, ctx)).collect();
                 self.apply(Item::Own(paren_op(d)), op, items, prec, parts);
             }
@@ -913,8 +962,7 @@ impl<'a> Shower<'a> {
                         _ => None,
                     },
                     _ => None,
-                }
-                .filter(|n| is_op(n));
+                };
                 self.apply(Item::Tmpl(f, ctx), op, visible, prec, parts);
             }
             T::Lam(c) => {

@@ -82,6 +82,8 @@ pub struct Code {
     pub params: Vec<Slot>,
     pub body: T,
     pub frame: FrameInfo,
+    /// A right section's lambda `\$sec -> op $sec e`, shown as `(op e)`.
+    pub section: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -289,9 +291,15 @@ fn display_of_con(name: &str) -> Rc<str> {
     Rc::from(if s.is_empty() { name } else { s })
 }
 
-/// How a variable is shown: its name (`go`, `xs`, `acc'`).
+/// How a variable is shown: its name (`go`, `xs`, `acc'`); the type
+/// checker's own (`$sec`, `$arg` of a section) without the `$`.
 fn display_of_var(v: &Var) -> &str {
-    &v.name
+    let n = v.name.trim_start_matches('$');
+    if n.is_empty() {
+        &v.name
+    } else {
+        n
+    }
 }
 
 /// A primitive by its runtime name: IO ones (and the few that need the
@@ -348,6 +356,11 @@ pub struct Compiler<'c> {
     frames: Vec<Frame>,
     name_ids: HashMap<Rc<str>, NameId>,
     pub prog: Program,
+    /// The entry (its local functions are not qualified).
+    pub entry: Option<Sym>,
+    /// The function whose local functions are being compiled: they are
+    /// shown qualified by it (`sum.go`).
+    parent: Option<Rc<str>>,
     /// A variable not in scope (a broken program): the first one.
     pub error: Option<String>,
 }
@@ -388,6 +401,8 @@ impl<'c> Compiler<'c> {
             frames: Vec::new(),
             name_ids: HashMap::new(),
             prog,
+            entry: None,
+            parent: None,
             error: None,
         };
         c.intern("");
@@ -461,7 +476,10 @@ impl<'c> Compiler<'c> {
             e => (&[], e),
         };
         let display = display_of_global(name);
+        let qualify = !is_dict_global(name) && self.entry.as_ref() != Some(name);
+        let saved = std::mem::replace(&mut self.parent, qualify.then(|| display.clone()));
         let code = self.code(Some(&display), params, body, true);
+        self.parent = saved;
         GKind::Code(code)
     }
 
@@ -527,6 +545,7 @@ impl<'c> Compiler<'c> {
         };
         self.frames.push(Frame::default());
         let ps: Vec<Slot> = params.iter().map(|p| self.bind(p)).collect();
+        let section = matches!(params, [p] if p.name.starts_with("$sec"));
         let body = self.expr(body);
         let f = self.frames.pop().expect("pushed");
         if top {
@@ -539,6 +558,7 @@ impl<'c> Compiler<'c> {
             params: ps,
             body,
             frame: frame_info(f),
+            section,
         });
         id
     }
@@ -650,7 +670,18 @@ impl<'c> Compiler<'c> {
     /// A `let` right-hand side: a lambda is named after its variable.
     fn let_rhs(&mut self, v: &Var, rhs: &'c Expr) -> T {
         match rhs {
-            Expr::Lam(ps, body) => T::Lam(self.code(Some(display_of_var(v)), ps, body, false)),
+            Expr::Lam(ps, body) => {
+                // A local function: `go`, shown as `sum.go` (its parent's).
+                let plain: Rc<str> = Rc::from(display_of_var(v));
+                let shown = match &self.parent {
+                    Some(p) => format!("{p}.{plain}"),
+                    None => plain.to_string(),
+                };
+                let saved = self.parent.replace(plain);
+                let code = self.code(Some(&shown), ps, body, false);
+                self.parent = saved;
+                T::Lam(code)
+            }
             _ => self.expr(rhs),
         }
     }
