@@ -356,7 +356,7 @@ impl<'s> Desugar<'s> {
                 Expr::app(f, args)
             }
             E::Lambda(pats, body, span) => {
-                let vars: Vec<Var> = pats.iter().map(|_| self.fresh("a")).collect();
+                let vars: Vec<Var> = pats.iter().map(|p| self.fresh(var_name(p))).collect();
                 let row = Row {
                     pats: pats.clone(),
                     env: vec![],
@@ -552,7 +552,16 @@ impl<'s> Desugar<'s> {
         self.scopes
             .push(dicts.iter().cloned().zip(dvars.iter().cloned()).collect());
         let nargs = clauses.first().map_or(0, |c| c.args.len());
-        let vars: Vec<Var> = (0..nargs).map(|_| self.fresh("a")).collect();
+        // Each argument is named after the first clause's variable there.
+        let vars: Vec<Var> = (0..nargs)
+            .map(|i| {
+                let p = clauses
+                    .iter()
+                    .filter_map(|c| c.args.get(i))
+                    .find(|p| pat_name(p).is_some());
+                self.fresh(p.map_or("a", var_name))
+            })
+            .collect();
         let rows = clauses
             .iter()
             .map(|c| Row {
@@ -959,7 +968,16 @@ impl<'s> Desugar<'s> {
                     };
                     let c = gname(&g);
                     if !groups.contains_key(&c) {
-                        let vars = (0..args.len()).map(|_| self.fresh("f")).collect();
+                        let vars = args
+                            .iter()
+                            .map(|p| {
+                                self.fresh(if pat_name(p).is_some() {
+                                    var_name(p)
+                                } else {
+                                    "f"
+                                })
+                            })
+                            .collect();
                         order.push(c.clone());
                         groups.insert(c.clone(), (vars, Vec::new()));
                     }
@@ -1103,6 +1121,23 @@ impl<'s> Desugar<'s> {
             }
         }
     }
+}
+
+/// The source variable a pattern binds to the whole value it matches
+/// (`x`, `xs@(..)`, `!n`), if any.
+fn pat_name(p: &Pat) -> Option<&Sym> {
+    match p {
+        Pat::Var(x, _) | Pat::As(x, _, _) => Some(x),
+        Pat::Bang(p, _) => pat_name(p),
+        _ => None,
+    }
+}
+
+/// The name of the Core variable that stands for the value a pattern
+/// matches: the source variable's when the pattern names it, so that Core
+/// (and `:step`) reads like the source; `a` otherwise.
+fn var_name(p: &Pat) -> &str {
+    pat_name(p).map_or("a", |x| printed(x))
 }
 
 /// How a variable named by the checker prints in Core: without the number

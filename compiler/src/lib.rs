@@ -19,6 +19,7 @@ pub mod prims;
 pub mod records;
 pub mod rename;
 pub mod simplify;
+pub mod step;
 pub mod strictness;
 pub mod types;
 

@@ -633,7 +633,7 @@ fn big_cost(p: Prim, x: &Z, y: &Z) -> u64 {
 const BIG_OP_REDUCTIONS: u64 = 5;
 const LIMB_OPS_PER_REDUCTION: u64 = 8;
 
-fn integer_op(p: Prim, x: &Z, y: &Z) -> Result<Z, Stop> {
+pub fn integer_op(p: Prim, x: &Z, y: &Z) -> Result<Z, Stop> {
     use Prim::*;
     if let (Z::S(a), Z::S(b)) = (x, y) {
         let (a, b) = (*a, *b);
