@@ -160,12 +160,11 @@ impl Stepper {
         entry: &str,
         opts: &Options,
     ) -> Result<Stepper, (SourceMap, Vec<Diagnostic>)> {
-        let _ = opts;
         let (program, sources, mut diags) = crate::front_end(file);
         let Some(p) = program.filter(|_| !diags.iter().any(Diagnostic::is_error)) else {
             return Err((sources, diags));
         };
-        let typed = crate::types::typecheck(&p.modules);
+        let typed = crate::types::typecheck(&p.modules, opts.interactive_from);
         diags.extend(typed.diagnostics);
         if diags.iter().any(Diagnostic::is_error) {
             return Err((sources, diags));
