@@ -238,6 +238,19 @@ pub fn lines_of_gph_errors(stderr: &str) -> Vec<usize> {
     v
 }
 
+/// `wrote F.dot and F.svg` as `wrote F.dot`: whether the REPL's `:graph`
+/// could also draw SVG depends on Graphviz being installed, not on gph.
+pub fn without_svg(text: &str) -> String {
+    text.lines()
+        .map(|l| match (l.strip_prefix("wrote "), l.find(".dot")) {
+            (Some(_), Some(i)) => &l[..i + 4],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + if text.ends_with('\n') { "\n" } else { "" }
+}
+
 /// Compares `actual` with the snapshot file, or writes it when the
 /// environment variable UPDATE_SNAPSHOTS is set (review the diff, then commit).
 pub fn snapshot(path: &Path, actual: &str) -> Result<(), String> {

@@ -27,9 +27,12 @@
 //! not fetch is gone when the run ends; a CAF that would refer to it starts
 //! again unevaluated (`saved`'s rules).
 
+pub mod graph;
 pub mod link;
 pub mod saved;
 pub mod sprint;
+
+pub use graph::{GraphOf, NodeSort};
 
 use crate::code::ScId;
 use crate::code::{self, GlobalId, Program, IORES};
@@ -161,6 +164,13 @@ impl Session {
             Some(w) => Some(sprint::sprint(self.program(), &self.saved, w, budget)),
             None => self.global(name).map(|_| "_".to_string()),
         }
+    }
+
+    /// `:graph NAME`: the heap graph of a global's value as it is now (at
+    /// most `max` nodes); None if it has no saved value.
+    pub fn graph(&self, name: &str, max: usize) -> Option<GraphOf> {
+        let w = self.root(name)?;
+        Some(graph::graph(self.program(), &self.saved, w, max))
     }
 
     /// The saved root of a name: a bound value, or an evaluated CAF.
