@@ -689,8 +689,10 @@ impl<'a> Shower<'a> {
             .collect();
         if let (Some(cs), false) = (chars, capped) {
             parts.push(Task::Own(show_string(cs.into_iter())));
+            // The rest in parentheses when it is an operator application:
+            // `"ab" ++ (xs ++ ys)` tells the evaluated part from the calls.
             parts.push(Task::Text(" ++ "));
-            parts.push(Task::Node(end, 5));
+            parts.push(Task::Node(end, 6));
             if prec > 5 {
                 parts.push(Task::Text(")"));
             }
@@ -740,6 +742,24 @@ impl<'a> Shower<'a> {
             return;
         }
         let op = name.filter(|n| is_op(n));
+        if let (Some(op), 3..) = (&op, args.len()) {
+            // (f . g) x
+            if prec > 10 {
+                parts.push(Task::Text("("));
+            }
+            let mut args = args.into_iter();
+            let (l, r) = (args.next(), args.next());
+            let two: Vec<Item<'a>> = l.into_iter().chain(r).collect();
+            self.apply(head, Some(op.clone()), two, 11, parts);
+            for x in args {
+                parts.push(Task::Text(" "));
+                parts.push(x.task(11));
+            }
+            if prec > 10 {
+                parts.push(Task::Text(")"));
+            }
+            return;
+        }
         if let (Some(op), 2) = (&op, args.len()) {
             let (fp, assoc) = fixity(op);
             let (lp, rp) = match assoc {
