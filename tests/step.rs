@@ -351,6 +351,59 @@ fn the_stepper_agrees_with_the_machine_on_generated_expressions() {
     );
 }
 
+/// Every intermediate state of the corpus's evaluations (and some
+/// generated ones) can be shown and drawn: no panic, and the texts of the
+/// steps are there.
+#[test]
+fn every_state_can_be_shown_and_drawn() {
+    let mut g = Gen::new(77);
+    let mut exprs: Vec<String> = CORPUS.iter().map(|e| e.to_string()).collect();
+    exprs.extend((0..40).map(|_| g.top()));
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(e) = exprs.get(i) else { break };
+                let Ok(mut s) = Stepper::new(&program(e), "gph'it", &Options::default()) else {
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{e}: does not compile"));
+                    continue;
+                };
+                for n in 0..400 {
+                    let text = if n < 100 {
+                        s.show()
+                    } else {
+                        s.show_limited(300)
+                    };
+                    let dot = s.graph_limited(300).to_dot();
+                    if text.is_empty() || !dot.starts_with("digraph") {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{e}: step {n}: {text:?}"));
+                    }
+                    match s.step() {
+                        Some(st) if st.redex.is_empty() || st.result.is_empty() => {
+                            failures
+                                .lock()
+                                .unwrap()
+                                .push(format!("{e}: step {n} has no text: {st:?}"));
+                        }
+                        Some(_) => {}
+                        None => break,
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// How many expressions the generator makes.
 const GENERATED: usize = 120;
 

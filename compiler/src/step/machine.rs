@@ -37,7 +37,8 @@ pub enum Node {
     Int(i64),
     Integer(Box<Z>),
     Double(f64),
-    Char(char),
+    /// A character's code point (surrogates included, as in Haskell).
+    Char(u32),
     /// What is left of a string literal from this byte offset: a list of
     /// characters unpacked one cell at a time (without a step) when a
     /// `case` looks at it.
@@ -112,6 +113,10 @@ enum Need {
 type R<T> = Result<T, String>;
 
 const MIN_GC: usize = 1 << 20;
+
+/// The longest error message (`error` of a longer or cyclic string shows
+/// this much of it).
+const MAX_MESSAGE: usize = 1 << 20;
 
 pub struct Machine {
     pub heap: Vec<Cell>,
@@ -279,7 +284,12 @@ impl Machine {
     fn inst(&mut self, p: &Program, t: &T, fr: &mut [Addr], nm: &[NameId]) -> Addr {
         gph_syntax::stack::guard();
         match t {
-            T::Var(s) => fr[*s as usize],
+            T::Var(s) => match fr.get(*s as usize) {
+                Some(&a) if a != NONE => a,
+                _ => self.alloc(Node::Bottom(Rc::from(
+                    "internal error: an unbound variable",
+                ))),
+            },
             T::Global(g) => self.global_node(p, *g),
             T::Con(c) => self.con_node(p, *c),
             T::App(f, args, dict) => {
@@ -499,7 +509,7 @@ impl Machine {
         match s.get(off..).and_then(|r| r.chars().next()) {
             None => self.set(a, Node::Data(p.nil, Box::new([]))),
             Some(c) => {
-                let h = self.alloc(Node::Char(c));
+                let h = self.alloc(Node::Char(c as u32));
                 let t = self.alloc(Node::Str(s, (off + c.len_utf8()) as u32));
                 self.set(a, Node::Data(p.cons_con, Box::new([h, t])));
             }
@@ -696,6 +706,9 @@ impl Machine {
 
     fn reduce(&mut self, p: &Program, top: Addr, arity: usize) -> R<Need> {
         let args: Vec<Addr> = (0..arity).map(|i| self.arg(i)).collect();
+        if args.contains(&NONE) {
+            return Err("internal error: a broken spine".into());
+        }
         match self.node(top).clone() {
             Node::Fun(g) => {
                 let info = &p.globals[g as usize];
@@ -720,7 +733,7 @@ impl Machine {
                         let method = *method;
                         let rule = Rule::Instantiate(info.display.to_string());
                         Ok(self.rewrite(p, 1, rule, true, |m, root| {
-                            if method {
+                            if method && m.resolve(x) != root {
                                 m.set(root, Node::Method(g, x));
                             } else {
                                 m.update_ind(root, x);
@@ -798,7 +811,10 @@ impl Machine {
             Node::Int(n) => (Some(AltKey::Lit(LitV::Int(*n))), vec![]),
             Node::Integer(z) => (Some(AltKey::Lit(LitV::Integer((**z).clone()))), vec![]),
             Node::Double(d) => (Some(AltKey::Lit(LitV::Double(*d))), vec![]),
-            Node::Char(ch) => (Some(AltKey::Lit(LitV::Char(*ch))), vec![]),
+            Node::Char(ch) => (
+                char::from_u32(*ch).map(|c| AltKey::Lit(LitV::Char(c))),
+                vec![],
+            ),
             _ => (None, vec![]),
         };
         let alt = key
@@ -889,10 +905,11 @@ impl Machine {
         )
     }
 
-    /// The first unevaluated part of a string (spine or character), if any.
+    /// The first unevaluated part of a string (spine or character), if any
+    /// (an error message longer than `MAX_MESSAGE`, or cyclic, is cut).
     fn unevaluated_in_string(&mut self, p: &Program, s: Addr) -> Option<Addr> {
         let mut x = self.resolve(s);
-        loop {
+        for _ in 0..MAX_MESSAGE {
             match self.node(x) {
                 Node::Str(..) => return None,
                 Node::Data(_, fs) if fs.len() == 2 => {
@@ -908,13 +925,14 @@ impl Machine {
                 _ => return None,
             }
         }
+        None
     }
 
     /// The characters of an evaluated string (as far as it is evaluated).
     pub fn string_of(&self, s: Addr) -> String {
         let mut out = String::new();
         let mut x = self.resolve(s);
-        loop {
+        for _ in 0..MAX_MESSAGE {
             match self.node(x) {
                 Node::Str(s, off) => {
                     out.push_str(s.get(*off as usize..).unwrap_or(""));
@@ -922,20 +940,23 @@ impl Machine {
                 }
                 Node::Data(_, fs) if fs.len() == 2 => {
                     if let Node::Char(c) = self.node(self.resolve(fs[0])) {
-                        out.push(*c);
+                        out.push(char::from_u32(*c).unwrap_or('\u{fffd}'));
                     }
                     x = self.resolve(fs[1]);
                 }
                 _ => return out,
             }
         }
+        out.push_str("...");
+        out
     }
 
     /// An evaluated list of characters as a String (`None`: not one).
     pub fn string_value(&self, p: &Program, s: Addr) -> Option<String> {
         let mut out = String::new();
         let mut x = self.resolve(s);
-        loop {
+        // Not a cyclic one: at most one character a node.
+        for _ in 0..=self.heap.len() {
             match self.node(x) {
                 Node::Str(s, off) => {
                     out.push_str(s.get(*off as usize..)?);
@@ -945,13 +966,14 @@ impl Machine {
                     let Node::Char(c) = self.node(self.resolve(fs[0])) else {
                         return None;
                     };
-                    out.push(*c);
+                    out.push(char::from_u32(*c).unwrap_or('\u{fffd}'));
                     x = self.resolve(fs[1]);
                 }
                 Node::Data(k, _) if *k == p.nil => return Some(out),
                 _ => return None,
             }
         }
+        None
     }
 
     // ------------------------------------------------------------ collection
@@ -1019,7 +1041,7 @@ pub fn lit_node(l: &LitV) -> Node {
         LitV::Int(n) => Node::Int(*n),
         LitV::Integer(z) => Node::Integer(Box::new(z.clone())),
         LitV::Double(d) => Node::Double(*d),
-        LitV::Char(c) => Node::Char(*c),
+        LitV::Char(c) => Node::Char(*c as u32),
     }
 }
 

@@ -65,7 +65,7 @@ fn dbl(m: &Machine, a: Addr) -> Result<f64, String> {
 
 fn chr(m: &Machine, a: Addr) -> Result<u32, String> {
     match m.node(a) {
-        Node::Char(c) => Ok(*c as u32),
+        Node::Char(c) => Ok(*c),
         _ => Err("internal error: a primitive's argument is not a Char".into()),
     }
 }
@@ -74,7 +74,7 @@ fn chr(m: &Machine, a: Addr) -> Result<u32, String> {
 fn value(t: Ty, v: u64) -> Node {
     match t {
         Ty::Double => Node::Double(f64::from_bits(v)),
-        Ty::Char => Node::Char(char::from_u32(v as u32).unwrap_or('\u{fffd}')),
+        Ty::Char => Node::Char(v as u32),
         _ => Node::Int(v as i64),
     }
 }

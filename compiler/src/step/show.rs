@@ -2,26 +2,34 @@
 //!
 //! * A node reached more than once (shared, or on a cycle) is printed once,
 //!   as a `let` binding named after the variable it was bound to
-//!   (`let y = 1 + 2 in y * y`, `let xs = 1 : xs in xs`); values that
-//!   print as a word (numbers, characters, constructors without fields,
-//!   functions, globals) are repeated instead.
+//!   (`let y = 1 + 2 in y * y`, `let xs = 1 : xs in xs`; `t1`, `t2` when
+//!   it had none); values that print as a word (numbers, characters,
+//!   constructors without fields, functions, globals) are repeated
+//!   instead.
 //! * Literals print as Haskell literals (`-3` in parentheses where an
-//!   argument goes, Doubles as `show` prints them); a list whose spine is
-//!   evaluated prints as `[1,2,3]` (a string of evaluated characters as
-//!   `"abc"`), a partly evaluated one as `1 : 2 : rest`, where `rest` is
-//!   the expression of the unevaluated tail (`1 : 2 : take 1 xs`).
-//! * A function is shown by name (a global, a method selected from a
-//!   dictionary, a `let`- or `where`-bound function such as `go`), a lambda
-//!   as `\x -> body`; a `case` waiting for its scrutinee as
-//!   `case e of { alternatives }`, the alternatives as in the source.
+//!   argument goes, Doubles and Chars as `show` prints them). A list whose
+//!   spine is evaluated prints as `[1,2,3]` (and as `"abc"` when its
+//!   characters are evaluated); a partly evaluated one as `1 : 2 : rest`,
+//!   where `rest` is the expression of the unevaluated tail
+//!   (`1 : 2 : take 1 xs`), or `"ab" ++ rest` when the evaluated part is
+//!   characters.
+//! * A function is shown by name: a global (`map`), a method selected from
+//!   a dictionary (`+`, `show`), a primitive as the operation it is
+//!   (`primIntAdd` is `+`), a local function qualified by the function it
+//!   is local to (`sum.go`, `map.go`; not those of the expression itself
+//!   nor an instance's methods). A lambda is `\x -> body`, a section
+//!   `(* 2)` or `(2 -)`, an arithmetic sequence `[1 .. n]`; a `case`
+//!   waiting for its scrutinee is `case e of { alternatives }`, the
+//!   alternatives as the (desugared) source has them.
 //! * Dictionaries are left out (arguments that are dictionaries, and the
 //!   dictionary parameters of lambdas).
 //! * In the whole expression (`Stepper::show`), a shared node under
-//!   evaluation (a black hole) has its binding marked `{-blackhole-}`.
+//!   evaluation (a black hole) has its binding marked `{-blackhole-}`, and
+//!   an expression that is a global function shows its definition.
 //!
 //! Nothing recurses per node: a first walk counts references, a second
 //! prints from a stack of tasks. With a limit, both stop after about that
-//! many characters (the text ends in `...`).
+//! many characters (the text then ends in `...`).
 
 use super::machine::Addr;
 use super::machine::{Machine, Node, DICT, GLOBAL, NONE, ON_STACK};
@@ -29,8 +37,8 @@ use super::template::*;
 use std::collections::{HashMap, HashSet};
 
 /// Renders the graph of `start` (its own content, even when it is a named
-/// global); `marks`: mark named black holes.
-pub fn render(p: &Program, m: &Machine, start: Addr, limit: Option<usize>, marks: bool) -> String {
+/// global); `whole`: it is the whole expression (see the module doc).
+pub fn render(p: &Program, m: &Machine, start: Addr, limit: Option<usize>, whole: bool) -> String {
     if start == NONE {
         return String::new();
     }
@@ -44,8 +52,9 @@ pub fn render(p: &Program, m: &Machine, start: Addr, limit: Option<usize>, marks
         used: HashSet::new(),
         pending: Vec::new(),
         ctxs: Vec::new(),
-        marks,
+        whole,
         truncated: false,
+        counting: true,
         out: String::new(),
     };
     s.count();
@@ -97,8 +106,10 @@ struct Shower<'a> {
     used: HashSet<String>,
     pending: Vec<Addr>,
     ctxs: Vec<Ctx<'a>>,
-    marks: bool,
+    whole: bool,
     truncated: bool,
+    /// In the first walk (collecting the names templates use).
+    counting: bool,
     out: String,
 }
 
@@ -168,6 +179,14 @@ impl<'a> Shower<'a> {
     // ------------------------------------------------------------ templates
 
     fn ctx(&mut self, frame: &'a FrameInfo, env: Option<&'a [Addr]>, parent: usize) -> usize {
+        if self.counting {
+            // The template's own variables: no shared node takes their names.
+            for (s, n) in frame.names.iter().enumerate() {
+                if frame.capture_of[s].is_none() {
+                    self.used.insert(self.p.name(*n).to_string());
+                }
+            }
+        }
         self.ctxs.push(Ctx { frame, env, parent });
         self.ctxs.len() - 1
     }
@@ -276,6 +295,7 @@ impl<'a> Shower<'a> {
             todo.extend(kids.into_iter().rev());
         }
         self.ctxs.clear();
+        self.counting = false;
     }
 
     /// One template node's references; sub-templates go to `more` (to be
@@ -373,7 +393,7 @@ impl<'a> Shower<'a> {
             let a = self.pending[i];
             i += 1;
             let name = self.names[&a].clone();
-            let mark = self.marks
+            let mark = self.whole
                 && self.m.heap[a as usize].flags & ON_STACK != 0
                 && !self.m.is_pap(self.p, a);
             let mut tasks = vec![Task::Own(format!("{name} = "))];
@@ -478,6 +498,15 @@ impl<'a> Shower<'a> {
             parts.push(Task::Text("<dict>"));
             return;
         }
+        // A function asked for by itself (the whole expression is one):
+        // its definition.
+        if let (true, Node::Fun(g)) = (a == self.start && self.whole, self.node(a)) {
+            if let GKind::Code(c) = self.p.globals[*g as usize].kind {
+                let code = &self.p.codes[c as usize];
+                let ctx = self.ctx(&code.frame, Some(&[]), NO_CTX);
+                return self.lambda(code, ctx, prec, parts);
+            }
+        }
         if let Some((name, op)) = self.atom_name(a) {
             parts.push(Task::Own(if op { format!("({name})") } else { name }));
             return;
@@ -501,7 +530,7 @@ impl<'a> Shower<'a> {
             Node::Char(c) => parts.push(Task::Own(show_char(*c))),
             Node::Str(s, off) => {
                 let rest = s.get(*off as usize..).unwrap_or("");
-                parts.push(Task::Own(show_string(rest.chars())))
+                parts.push(Task::Own(show_string(rest.chars().map(u32::from))))
             }
             Node::App(..) => self.app(a, prec, parts),
             Node::Data(k, fs) => self.data(a, *k, fs, prec, parts),
@@ -525,7 +554,10 @@ impl<'a> Shower<'a> {
                     parts.push(Task::Text(")"));
                 }
             }
-            Node::Bottom(m) => parts.push(Task::Own(format!("error {}", show_string(m.chars())))),
+            Node::Bottom(m) => parts.push(Task::Own(format!(
+                "error {}",
+                show_string(m.chars().map(u32::from))
+            ))),
             Node::Hole => parts.push(Task::Text("<hole>")),
             Node::Free => parts.push(Task::Text("<freed>")),
             Node::Ind(t) => parts.push(Task::Node(*t, prec)),
@@ -618,7 +650,7 @@ impl<'a> Shower<'a> {
             && matches!(end_node, Some(Node::Data(k, _)) if *k == p.nil);
         let str_end = !capped && !self.named(end) && matches!(end_node, Some(Node::Str(..)));
         if proper || str_end {
-            let chars: Option<Vec<char>> = heads
+            let chars: Option<Vec<u32>> = heads
                 .iter()
                 .map(|h| match self.node(self.disp(*h)) {
                     Node::Char(c) => Some(*c),
@@ -627,7 +659,7 @@ impl<'a> Shower<'a> {
                 .collect();
             if let Some(mut cs) = chars {
                 if let Some(Node::Str(s, off)) = end_node {
-                    cs.extend(s.get(*off as usize..).unwrap_or("").chars());
+                    cs.extend(s.get(*off as usize..).unwrap_or("").chars().map(u32::from));
                 }
                 parts.push(Task::Own(show_string(cs.into_iter())));
                 return;
@@ -648,7 +680,7 @@ impl<'a> Shower<'a> {
             parts.push(Task::Text("("));
         }
         // Evaluated characters before an unevaluated tail: "abc" ++ rest.
-        let chars: Option<Vec<char>> = heads
+        let chars: Option<Vec<u32>> = heads
             .iter()
             .map(|h| match self.node(self.disp(*h)) {
                 Node::Char(c) => Some(*c),
@@ -657,8 +689,10 @@ impl<'a> Shower<'a> {
             .collect();
         if let (Some(cs), false) = (chars, capped) {
             parts.push(Task::Own(show_string(cs.into_iter())));
+            // The rest in parentheses when it is an operator application:
+            // `"ab" ++ (xs ++ ys)` tells the evaluated part from the calls.
             parts.push(Task::Text(" ++ "));
-            parts.push(Task::Node(end, 5));
+            parts.push(Task::Node(end, 6));
             if prec > 5 {
                 parts.push(Task::Text(")"));
             }
@@ -708,6 +742,24 @@ impl<'a> Shower<'a> {
             return;
         }
         let op = name.filter(|n| is_op(n));
+        if let (Some(op), 3..) = (&op, args.len()) {
+            // (f . g) x
+            if prec > 10 {
+                parts.push(Task::Text("("));
+            }
+            let mut args = args.into_iter();
+            let (l, r) = (args.next(), args.next());
+            let two: Vec<Item<'a>> = l.into_iter().chain(r).collect();
+            self.apply(head, Some(op.clone()), two, 11, parts);
+            for x in args {
+                parts.push(Task::Text(" "));
+                parts.push(x.task(11));
+            }
+            if prec > 10 {
+                parts.push(Task::Text(")"));
+            }
+            return;
+        }
         if let (Some(op), 2) = (&op, args.len()) {
             let (fp, assoc) = fixity(op);
             let (lp, rp) = match assoc {
@@ -885,7 +937,7 @@ impl<'a> Shower<'a> {
                 let neg = s.starts_with('-');
                 parts.push(Task::Own(neg_paren(s, neg, prec)));
             }
-            T::Str(s) => parts.push(Task::Own(show_string(s.chars()))),
+            T::Str(s) => parts.push(Task::Own(show_string(s.chars().map(u32::from)))),
             T::Con(c) => {
                 let d = &p.cons[*c as usize].display;
                 parts.push(Task::Own(if is_op(d) {
@@ -1164,7 +1216,7 @@ pub fn lit_text(l: &LitV) -> String {
             gph_runtime::machine::prims::Z::B(b) => b.to_string(),
         },
         LitV::Double(d) => gph_runtime::machine::prims::show_double(*d),
-        LitV::Char(c) => show_char(*c),
+        LitV::Char(c) => show_char(*c as u32),
     }
 }
 
@@ -1174,17 +1226,18 @@ const ASCII_NAMES: [&str; 33] = [
     "FS", "GS", "RS", "US", "SP",
 ];
 
-/// GHC's `showLitChar`, with the character after it (for `\&`).
-fn lit_char(c: char, next: Option<char>, out: &mut String) {
-    let n = c as u32;
-    match c {
-        _ if n > 127 => {
-            out.push('\\');
-            out.push_str(&n.to_string());
-            if next.is_some_and(|d| d.is_ascii_digit()) {
-                out.push_str("\\&");
-            }
+/// GHC's `showLitChar` of a code point, with the one after it (for `\&`).
+fn lit_char(n: u32, next: Option<u32>, out: &mut String) {
+    if n > 127 {
+        out.push('\\');
+        out.push_str(&n.to_string());
+        if next.is_some_and(|d| (b'0' as u32..=b'9' as u32).contains(&d)) {
+            out.push_str("\\&");
         }
+        return;
+    }
+    let c = char::from_u32(n).unwrap_or('?');
+    match c {
         '\x7f' => out.push_str("\\DEL"),
         '\\' => out.push_str("\\\\"),
         _ if n >= 32 => out.push(c),
@@ -1197,7 +1250,7 @@ fn lit_char(c: char, next: Option<char>, out: &mut String) {
         '\x0b' => out.push_str("\\v"),
         '\x0e' => {
             out.push_str("\\SO");
-            if next == Some('H') {
+            if next == Some('H' as u32) {
                 out.push_str("\\&");
             }
         }
@@ -1209,8 +1262,8 @@ fn lit_char(c: char, next: Option<char>, out: &mut String) {
 }
 
 /// A character literal, as `show` writes it.
-pub fn show_char(c: char) -> String {
-    if c == '\'' {
+pub fn show_char(c: u32) -> String {
+    if c == '\'' as u32 {
         return "'\\''".into();
     }
     let mut s = String::from("'");
@@ -1219,12 +1272,12 @@ pub fn show_char(c: char) -> String {
     s
 }
 
-/// A string literal, as `show` writes it.
-pub fn show_string(cs: impl Iterator<Item = char>) -> String {
+/// A string literal (of code points), as `show` writes it.
+pub fn show_string(cs: impl Iterator<Item = u32>) -> String {
     let mut s = String::from("\"");
     let mut it = cs.peekable();
     while let Some(c) = it.next() {
-        if c == '"' {
+        if c == '"' as u32 {
             s.push_str("\\\"");
         } else {
             lit_char(c, it.peek().copied(), &mut s);
@@ -1240,14 +1293,16 @@ mod tests {
 
     #[test]
     fn literals_print_as_show_does() {
-        assert_eq!(show_char('a'), "'a'");
-        assert_eq!(show_char('\''), "'\\''");
-        assert_eq!(show_char('"'), "'\"'");
-        assert_eq!(show_char('\n'), "'\\n'");
-        assert_eq!(show_char('\u{1}'), "'\\SOH'");
-        assert_eq!(show_string("a\"b\\".chars()), "\"a\\\"b\\\\\"");
-        assert_eq!(show_string("\u{e9}1".chars()), "\"\\233\\&1\"");
-        assert_eq!(show_string("\u{e}H".chars()), "\"\\SO\\&H\"");
+        let chars = |s: &str| s.chars().map(u32::from).collect::<Vec<_>>().into_iter();
+        assert_eq!(show_char('a' as u32), "'a'");
+        assert_eq!(show_char('\'' as u32), "'\\''");
+        assert_eq!(show_char('"' as u32), "'\"'");
+        assert_eq!(show_char('\n' as u32), "'\\n'");
+        assert_eq!(show_char(1), "'\\SOH'");
+        assert_eq!(show_char(0xd800), "'\\55296'");
+        assert_eq!(show_string(chars("a\"b\\")), "\"a\\\"b\\\\\"");
+        assert_eq!(show_string(chars("\u{e9}1")), "\"\\233\\&1\"");
+        assert_eq!(show_string(chars("\u{e}H")), "\"\\SO\\&H\"");
         assert!(is_op("+") && is_op(":") && !is_op("map") && !is_op("[]") && !is_op("(,)"));
     }
 }
