@@ -665,7 +665,7 @@ impl Session {
                 println!("(stopped stepping after {} steps)", s.steps());
                 false
             }
-            _ if t.starts_with(":graph") && t[6..].trim().split_whitespace().count() <= 1 => {
+            _ if t.starts_with(":graph") && t[6..].split_whitespace().count() <= 1 => {
                 let file = t[6..].trim();
                 self.write_graph(&s.graph_limited(GRAPH_NODES), file);
                 true
