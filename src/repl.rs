@@ -31,6 +31,7 @@ Commands:
   :steps EXPR         every step of its graph reduction (:set steps N: how many)
   :step EXPR          one step at a time: Enter for the next, :continue, :stop
   :graph EXPR|NAME    the heap graph (of EXPR's value, or of NAME now) as DOT and SVG
+                      (into gph-graph.dot, or :set graph-file PATH)
   :load FILE          load a file (its top-level names come into scope)
   :reload             load the same file again
   :type EXPR          show the type of an expression
@@ -91,6 +92,8 @@ struct Session {
     bound: Vec<(String, String)>,
     /// The most steps `:steps` shows (`:set steps N`).
     step_limit: u64,
+    /// Where `:graph` writes (`:set graph-file PATH`).
+    graph_file: String,
     /// A `:step` in progress: the next input line continues it.
     stepping: Option<gph_compiler::step::Stepper>,
     /// The last evaluation's statistics (`:stats`, `:sparks`).
@@ -715,7 +718,7 @@ impl Session {
     /// is installed, as SVG beside it.
     fn write_graph(&self, g: &gph_compiler::step::Graph, file: &str) {
         let dot_path = if file.is_empty() {
-            "gph-graph.dot"
+            self.graph_file.as_str()
         } else {
             file
         };
@@ -1181,6 +1184,13 @@ impl Session {
                     println!("options: {}", self.machine.to_args().join(" "));
                 }
                 "set" if arg.starts_with("steps") => self.set_steps(arg),
+                "set" if arg.starts_with("graph-file") => match arg.split_whitespace().nth(1) {
+                    Some(f) => {
+                        self.graph_file = f.to_string();
+                        println!("graph file: {f}");
+                    }
+                    None => eprintln!("gph: :set graph-file PATH needs a path"),
+                },
                 "set" | "unset" => self.set_machine(arg, c == "unset"),
                 "stats" => match &self.last {
                     Some(s) => print!("{}", gph_runtime::format_stats(s)),
@@ -1539,6 +1549,7 @@ pub fn repl(
         machine_session: gph_runtime::session::Session::new(),
         bound: Vec::new(),
         step_limit: 1000,
+        graph_file: "gph-graph.dot".into(),
         stepping: None,
         args: Vec::new(),
         last: None,

@@ -361,6 +361,10 @@ impl Driver<'_> {
             self.quiescent[0] = false;
             self.census.up();
         }
+        // This PE runs nothing more: it must not owe a slice, or the
+        // threads engine would keep offering to step it instead of
+        // delivering the FINISH it waits for (a Ctrl-C in the REPL hung).
+        pes[0].handled_in_a_row = 0;
         let m = Control::Fail { message };
         let mut env = Envelope::new(me, PeId(0), m.kind(), m.encode());
         env.sent_at = eng.now(0);

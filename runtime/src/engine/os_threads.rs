@@ -126,6 +126,10 @@ impl Engine for OsThread<'_> {
     /// Waits for a message, at most until a held one or a send buffer is
     /// due (and IDLE_WAIT).
     fn wait(&mut self, pes: &[Pe]) {
+        // A message already taken in is not to be overwritten by the next.
+        if self.pending.is_some() {
+            return;
+        }
         let now = Instant::now();
         let mut wait_for = IDLE_WAIT;
         if let Some((_, due)) = self.first_held() {
