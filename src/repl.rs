@@ -612,7 +612,6 @@ impl Session {
 
     /// Shows up to `limit` steps; Ctrl-C stops them.
     fn run_steps(&self, s: &mut gph_compiler::step::Stepper, limit: u64) -> bool {
-        self.interrupt.store(false, Ordering::SeqCst);
         for _ in 0..limit {
             if self.interrupt.swap(false, Ordering::SeqCst) {
                 println!("(interrupted after {} steps)", s.steps());
@@ -804,7 +803,6 @@ impl Session {
             }
         };
         config.record = outputs.clone().map(|o| o as _);
-        self.interrupt.store(false, Ordering::SeqCst);
         config.interrupt = Some(self.interrupt.clone());
         let start = Instant::now();
         let (exit, stats) = self.machine_session.run(program, &config, bind);
@@ -1595,6 +1593,8 @@ pub fn repl(
             }
         };
         let _ = editor.add_history_entry(line.as_str());
+        // A Ctrl-C from now on (while the input compiles, too) stops it.
+        session.interrupt.store(false, Ordering::SeqCst);
         let input = if line.trim() == ":{" {
             let mut block = Vec::new();
             loop {

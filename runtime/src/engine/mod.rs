@@ -370,7 +370,9 @@ impl Driver<'_> {
         env.sent_at = eng.now(0);
         self.census.up();
         eng.post(env);
-        loop {
+        // The FINISH may have come already: handling it is what failed
+        // (an interrupt seen while receiving it).
+        while !pes[0].finished() {
             match eng.next(pes) {
                 Next::Deliver(env) if env.kind == Kind::Finish => return,
                 Next::Deliver(_) => {}
