@@ -94,6 +94,8 @@ struct Session {
     step_limit: u64,
     /// Where `:graph` writes (`:set graph-file PATH`).
     graph_file: String,
+    /// Pattern bindings so far (`(a, b) <- action`), to name their values.
+    pattern_binds: u32,
     /// A `:step` in progress: the next input line continues it.
     stepping: Option<gph_compiler::step::Stepper>,
     /// The last evaluation's statistics (`:stats`, `:sparks`).
@@ -468,6 +470,13 @@ impl Session {
         if self.run(&p, input, Some(&global)) {
             self.bind(name, &value_ty);
         }
+    }
+
+    /// Runs an action and binds its result to `name` (`x <- action`);
+    /// whether it did.
+    fn eval_bound(&mut self, action: &str, name: &str) -> bool {
+        self.eval(action, Some(name));
+        self.bound.iter().any(|(n, _)| n == name)
     }
 
     /// The module the session's names live in.
@@ -1227,6 +1236,16 @@ impl Session {
             self.eval(action, Some(name));
             return true;
         }
+        if let Some((pat, action)) = pattern_bind_statement(line) {
+            // `(a, b) <- action`: the result is bound to a hidden name, and
+            // the pattern takes it apart as a definition of a and b.
+            self.pattern_binds += 1;
+            let hidden = format!("gph'bound{}", self.pattern_binds);
+            if self.eval_bound(action, &hidden) {
+                self.define(&format!("{pat} = {hidden}"), |_, _| 0);
+            }
+            return true;
+        }
         self.eval(line, None);
         true
     }
@@ -1282,6 +1301,31 @@ fn bind_statement(line: &str) -> Option<(&str, &str)> {
     let keyword = matches!(name, "let" | "case" | "if" | "do" | "where" | "of" | "in");
     (name.starts_with(|c: char| c.is_lowercase() || c == '_') && !keyword)
         .then_some((name, action.trim_start()))
+}
+
+/// `PAT <- action` with a pattern that is not a plain variable (`(a, b)`,
+/// `Just x`): the pattern and the action. The `<-` must be outside
+/// brackets, and the pattern start with a bracket or a constructor.
+fn pattern_bind_statement(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    if !t.starts_with(|c: char| c == '(' || c == '[' || c == '~' || c.is_uppercase()) {
+        return None;
+    }
+    let mut depth = 0i32;
+    let b = t.as_bytes();
+    for i in 0..b.len() {
+        match b[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'"' | b'\'' => return None,
+            b'<' if depth == 0 && b.get(i + 1) == Some(&b'-') => {
+                let pat = t[..i].trim();
+                return (!pat.is_empty()).then(|| (pat, t[i + 2..].trim()));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The simulated machine's clock does not depend on the host: a figure a
@@ -1416,7 +1460,19 @@ fn defined_names(text: &str) -> Vec<String> {
         }
         let words: Vec<&str> = l.split_whitespace().collect();
         let Some(w) = words.first() else { continue };
-        if w.starts_with(|c: char| c.is_lowercase() || c == '_') {
+        if w.starts_with(['(', '[', '~']) && !w.starts_with("(,") {
+            // A pattern binding, `(a, b) = e`: the variables before `=`.
+            let lhs = l.split(" = ").next().unwrap_or("");
+            for word in lhs.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\'')) {
+                if word.starts_with(|c: char| c.is_lowercase()) {
+                    v.push(word.to_string());
+                }
+            }
+            if lhs.starts_with('(') && !lhs.contains(',') && v.is_empty() {
+                // `(<+>) = ...` is an operator's definition.
+                v.push(lhs.trim_matches(['(', ')', ' ']).to_string());
+            }
+        } else if w.starts_with(|c: char| c.is_lowercase() || c == '_') {
             v.push(
                 w.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
                     .to_string(),
@@ -1548,6 +1604,7 @@ pub fn repl(
         bound: Vec::new(),
         step_limit: 1000,
         graph_file: "gph-graph.dot".into(),
+        pattern_binds: 0,
         stepping: None,
         args: Vec::new(),
         last: None,

@@ -244,6 +244,31 @@ pub enum Cmp {
     DGe,
 }
 
+impl Cmp {
+    /// Whether the comparison holds of two value registers' bits (Int
+    /// comparisons read them as i64, Double ones as f64). The one
+    /// definition both machines use (the reducer, and the stepper).
+    #[inline(always)]
+    pub fn holds(self, a: u64, b: u64) -> bool {
+        let (ia, ib) = (a as i64, b as i64);
+        let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+        match self {
+            Cmp::IEq => ia == ib,
+            Cmp::INe => ia != ib,
+            Cmp::ILt => ia < ib,
+            Cmp::ILe => ia <= ib,
+            Cmp::IGt => ia > ib,
+            Cmp::IGe => ia >= ib,
+            Cmp::DEq => fa == fb,
+            Cmp::DNe => fa != fb,
+            Cmp::DLt => fa < fb,
+            Cmp::DLe => fa <= fb,
+            Cmp::DGt => fa > fb,
+            Cmp::DGe => fa >= fb,
+        }
+    }
+}
+
 /// Primitives on boxed, already evaluated arguments (the code generator
 /// emits `Eval` for each argument first, and evaluates lists fully where
 /// the primitive needs it: see each variant). A primitive never evaluates a

@@ -6,7 +6,7 @@
 use super::machine::{Addr, Machine, Node};
 use super::template::{PrimInfo, Program};
 use crate::prims::{Op, Special, Ty};
-use gph_runtime::code::{Cmp, Prim};
+use gph_runtime::code::Prim;
 use gph_runtime::machine::pe::Stop;
 use gph_runtime::machine::prims as rt;
 use gph_runtime::machine::prims::Z;
@@ -97,25 +97,6 @@ fn low_i64(b: &BigInt) -> i64 {
     }
 }
 
-fn compare(c: Cmp, a: u64, b: u64) -> bool {
-    let (ia, ib) = (a as i64, b as i64);
-    let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
-    match c {
-        Cmp::IEq => ia == ib,
-        Cmp::INe => ia != ib,
-        Cmp::ILt => ia < ib,
-        Cmp::ILe => ia <= ib,
-        Cmp::IGt => ia > ib,
-        Cmp::IGe => ia >= ib,
-        Cmp::DEq => fa == fb,
-        Cmp::DNe => fa != fb,
-        Cmp::DLt => fa < fb,
-        Cmp::DLe => fa <= fb,
-        Cmp::DGt => fa > fb,
-        Cmp::DGe => fa >= fb,
-    }
-}
-
 /// Applies a primitive to its arguments (evaluated where it is strict,
 /// indirections followed).
 pub fn apply(
@@ -144,7 +125,7 @@ pub fn apply(
                 Err(e) => stop(e),
             }
         }
-        Op::Cmp(c) => PrimOut::Bool(compare(c, bits(m, args[0])?, bits(m, args[1])?)),
+        Op::Cmp(c) => PrimOut::Bool(c.holds(bits(m, args[0])?, bits(m, args[1])?)),
         Op::Special(s) => match s {
             Special::Seq | Special::Pseq | Special::Par => PrimOut::Ind(args[1]),
             Special::Error => PrimOut::Error(m.string_of(args[0])),
@@ -167,19 +148,7 @@ fn rt_prim(p: &Program, m: &mut Machine, prim: Prim, args: &[Addr]) -> Result<Pr
         }
         IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt | IntegerGe => {
             let (x, y) = (integer(m, args[0])?, integer(m, args[1])?);
-            let o = match (&x, &y) {
-                (Z::S(a), Z::S(b)) => a.cmp(b),
-                _ => x.big().cmp(&y.big()),
-            };
-            use std::cmp::Ordering::*;
-            PrimOut::Bool(match prim {
-                IntegerEq => o == Equal,
-                IntegerNe => o != Equal,
-                IntegerLt => o == Less,
-                IntegerLe => o != Greater,
-                IntegerGt => o == Greater,
-                _ => o != Less,
-            })
+            PrimOut::Bool(gph_runtime::machine::prims::integer_compare(prim, &x, &y))
         }
         IntegerNegate => PrimOut::Node(integer_node(match integer(m, args[0])? {
             Z::S(i) if i != i64::MIN => Z::S(-i),

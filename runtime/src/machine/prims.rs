@@ -279,19 +279,7 @@ pub fn prim(
             let x = int(pe, t, 0)?;
             let y = int(pe, t, 1)?;
             pe.charge(big_cost(p, &x, &y));
-            let o = match (&x, &y) {
-                (Z::S(a), Z::S(b)) => a.cmp(b),
-                _ => x.big().cmp(&y.big()),
-            };
-            use std::cmp::Ordering::*;
-            R::Bool(match p {
-                IntegerEq => o == Equal,
-                IntegerNe => o != Equal,
-                IntegerLt => o == Less,
-                IntegerLe => o != Greater,
-                IntegerGt => o == Greater,
-                _ => o != Less,
-            })
+            R::Bool(integer_compare(p, &x, &y))
         }
         IntegerNegate => R::Integer(match int(pe, t, 0)? {
             Z::S(i) if i != i64::MIN => Z::S(-i),
@@ -1056,6 +1044,24 @@ pub fn to_title(c: u32) -> u32 {
         return u;
     }
     simple(c, &unicode_case_mapping::to_titlecase(ch))
+}
+
+/// An Integer comparison primitive (`IntegerEq` .. `IntegerGe`) on two
+/// Integers: the one definition both machines use.
+pub fn integer_compare(p: Prim, x: &Z, y: &Z) -> bool {
+    use std::cmp::Ordering::*;
+    let o = match (x, y) {
+        (Z::S(a), Z::S(b)) => a.cmp(b),
+        _ => x.big().cmp(&y.big()),
+    };
+    match p {
+        Prim::IntegerEq => o == Equal,
+        Prim::IntegerNe => o != Equal,
+        Prim::IntegerLt => o == Less,
+        Prim::IntegerLe => o != Greater,
+        Prim::IntegerGt => o == Greater,
+        _ => o != Less,
+    }
 }
 
 #[cfg(test)]

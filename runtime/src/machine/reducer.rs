@@ -8,7 +8,7 @@
 //! may be collected at any allocation: every live pointer is then in a
 //! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local.
 
-use crate::code::{Cmp, Prim, VOp, VUnOp, CONS};
+use crate::code::{Prim, VOp, VUnOp, CONS};
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
 use crate::machine::load::Op;
 use crate::machine::pe::{err, Pe, Stop, Thrown};
@@ -82,26 +82,6 @@ macro_rules! set {
             *$v.get_unchecked_mut(i) = x;
         }
     }};
-}
-
-#[inline(always)]
-fn cmp(c: Cmp, a: u64, b: u64) -> bool {
-    let (ia, ib) = (a as i64, b as i64);
-    let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
-    match c {
-        Cmp::IEq => ia == ib,
-        Cmp::INe => ia != ib,
-        Cmp::ILt => ia < ib,
-        Cmp::ILe => ia <= ib,
-        Cmp::IGt => ia > ib,
-        Cmp::IGe => ia >= ib,
-        Cmp::DEq => fa == fb,
-        Cmp::DNe => fa != fb,
-        Cmp::DLt => fa < fb,
-        Cmp::DLe => fa <= fb,
-        Cmp::DGt => fa > fb,
-        Cmp::DGe => fa >= fb,
-    }
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -419,7 +399,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     b: y,
                     target,
                 } => {
-                    if cmp(c, rv!(x), rv!(y)) {
+                    if c.holds(rv!(x), rv!(y)) {
                         a.pc = target as usize;
                     }
                 }
@@ -460,7 +440,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                     a: x,
                     b: y,
                 } => {
-                    let b = if cmp(c, rv!(x), rv!(y)) {
+                    let b = if c.holds(rv!(x), rv!(y)) {
                         l.true_node
                     } else {
                         l.false_node
