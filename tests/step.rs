@@ -358,7 +358,7 @@ fn the_stepper_agrees_with_the_machine_on_generated_expressions() {
 fn every_state_can_be_shown_and_drawn() {
     let mut g = Gen::new(77);
     let mut exprs: Vec<String> = CORPUS.iter().map(|e| e.to_string()).collect();
-    exprs.extend((0..40).map(|_| g.top()));
+    exprs.extend((0..GENERATED / 3).map(|_| g.top()));
     let failures = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|sc| {
@@ -405,7 +405,9 @@ fn every_state_can_be_shown_and_drawn() {
 }
 
 /// How many expressions the generator makes.
-const GENERATED: usize = 120;
+/// Generated expressions per run: fewer in a debug build (the README's
+/// test command), where each compile is several times slower.
+const GENERATED: usize = if cfg!(debug_assertions) { 40 } else { 120 };
 
 // ------------------------------------------------------------ generator
 
