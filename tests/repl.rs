@@ -76,8 +76,10 @@ fn ctrl_c_stops_steps_and_evaluations_but_not_the_repl() {
         stdin.write_all(what.as_bytes()).unwrap();
         stdin.flush().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(1500));
-        let ok = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
+        // The shell's own `kill` (a minimal Debian has no /bin/kill).
+        let ok = Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -INT {}", child.id()))
             .status()
             .is_ok_and(|s| s.success());
         assert!(ok, "kill -INT");
