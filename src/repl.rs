@@ -384,18 +384,21 @@ impl Session {
     fn type_of(&self, expr: &str) -> Option<String> {
         // A function of () escapes the monomorphism restriction.
         let src = self.source_with(&format!("{IT} () =\n"), Some(Placed::indented(expr, 2)), "");
-        let ts = self.types(&src, false)?;
-        let t = ts.into_iter().find(|(n, _)| n == IT)?.1;
-        Some(strip_unit_arg(&t))
+        self.it_type(&src, false).map(|t| strip_unit_arg(&t))
+    }
+
+    /// The type of `gph'it` in this program (errors shown unless `quiet`).
+    fn it_type(&self, src: &Source, quiet: bool) -> Option<String> {
+        self.types(src, quiet)?
+            .into_iter()
+            .find(|(n, _)| n == IT)
+            .map(|(_, t)| t)
     }
 
     /// The type of `input` as an expression, without reporting errors.
     fn type_of_quietly(&self, input: &str) -> Option<String> {
         let src = self.source_with(&format!("{IT} =\n"), Some(Placed::indented(input, 2)), "");
-        self.types(&src, true)?
-            .into_iter()
-            .find(|(n, _)| n == IT)
-            .map(|(_, t)| t)
+        self.it_type(&src, true)
     }
 
     /// Evaluates an expression (or runs an action) and binds its value to
@@ -417,10 +420,7 @@ impl Session {
                 &format!("  )\n{after}"),
             )
         };
-        let type_of_it = |src: &Source| {
-            self.types(src, true)
-                .and_then(|ts| ts.into_iter().find(|(n, _)| n == IT).map(|(_, t)| t))
-        };
+        let type_of_it = |src: &Source| self.it_type(src, true);
         let expr_src = as_expr(self, "");
         let mut io = false;
         let mut ty = type_of_it(&expr_src);

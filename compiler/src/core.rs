@@ -216,31 +216,10 @@ impl fmt::Display for Lit {
     }
 }
 
-/// Splits `Data.List.sortBy` into the module qualifier `Data.List.` and the
-/// name `sortBy` (`Prelude..` is the operator `.` of `Prelude`).
-fn split_qual(s: &str) -> (&str, &str) {
-    let mut i = 0;
-    loop {
-        let rest = &s[i..];
-        let id = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
-            .unwrap_or(rest.len());
-        if id > 0
-            && rest.starts_with(|c: char| c.is_uppercase())
-            && rest[id..].starts_with('.')
-            && id + 1 < rest.len()
-        {
-            i += id + 1;
-        } else {
-            return s.split_at(i);
-        }
-    }
-}
-
 fn name(s: &str) -> String {
     // Operators print in parentheses, as in Haskell; generated names
     // (`$fShowInt`, `$p1Ord`) and built-in syntax (`[]`, `(,)`) do not.
-    let (_, last) = split_qual(s);
+    let (_, last) = gph_runtime::code::split_qual(s);
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     let generated = last.starts_with('$') && last[1..].starts_with(ident);
     if !last.is_empty()

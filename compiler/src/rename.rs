@@ -59,23 +59,8 @@ impl Scope {
 
 /// `Data.Map.insert` as (`Data.Map`, `insert`); `.`, `Prelude..` too.
 fn split_qualified(name: &str) -> Option<(&str, &str)> {
-    let mut start = 0;
-    let mut cut = None;
-    while let Some(i) = name[start..].find('.') {
-        let at = start + i;
-        let part = &name[start..at];
-        if !part.starts_with(|c: char| c.is_uppercase())
-            || !part
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
-            || at + 1 >= name.len()
-        {
-            break;
-        }
-        cut = Some(at);
-        start = at + 1;
-    }
-    cut.map(|c| (&name[..c], &name[c + 1..]))
+    let (q, n) = gph_runtime::code::split_qual(name);
+    q.strip_suffix('.').map(|q| (q, n))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

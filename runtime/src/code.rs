@@ -647,6 +647,29 @@ pub enum Instr {
     },
 }
 
+/// Splits an original name such as `Data.List.sortBy` into its module
+/// qualifier `Data.List.` and the name `sortBy` (`Prelude..` is the
+/// operator `.` of `Prelude`). The one definition the compiler and the
+/// runtime's printers use.
+pub fn split_qual(s: &str) -> (&str, &str) {
+    let mut i = 0;
+    loop {
+        let rest = &s[i..];
+        let id = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+            .unwrap_or(rest.len());
+        if id > 0
+            && rest.starts_with(|c: char| c.is_uppercase())
+            && rest[id..].starts_with('.')
+            && id + 1 < rest.len()
+        {
+            i += id + 1;
+        } else {
+            return s.split_at(i);
+        }
+    }
+}
+
 /// New numbers for the tables an instruction indexes (when programs are
 /// linked together, `crate::session::link`): `sc[i]` is the new number of
 /// supercombinator `i`, and so on.

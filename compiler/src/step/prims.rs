@@ -11,7 +11,6 @@ use gph_runtime::machine::pe::Stop;
 use gph_runtime::machine::prims as rt;
 use gph_runtime::machine::prims::Z;
 use gph_runtime::machine::reducer::{unop, vop};
-use num_bigint::{BigInt, Sign};
 use std::rc::Rc;
 
 /// What a primitive gives.
@@ -87,16 +86,6 @@ fn string(s: String) -> Node {
     Node::Str(Rc::from(s), 0)
 }
 
-fn low_i64(b: &BigInt) -> i64 {
-    let digits = b.magnitude().to_u64_digits();
-    let low = digits.first().copied().unwrap_or(0);
-    if b.sign() == Sign::Minus {
-        low.wrapping_neg() as i64
-    } else {
-        low as i64
-    }
-}
-
 /// Applies a primitive to its arguments (evaluated where it is strict,
 /// indirections followed).
 pub fn apply(
@@ -156,7 +145,7 @@ fn rt_prim(p: &Program, m: &mut Machine, prim: Prim, args: &[Addr]) -> Result<Pr
         })),
         IntegerToInt => PrimOut::Node(Node::Int(match integer(m, args[0])? {
             Z::S(i) => i,
-            Z::B(b) => low_i64(&b),
+            Z::B(b) => gph_runtime::machine::prims::low_i64(&b),
         })),
         IntegerToDouble => {
             PrimOut::Node(Node::Double(rt::integer_to_double(&integer(m, args[0])?)))

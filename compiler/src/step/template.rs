@@ -204,26 +204,7 @@ impl Program {
     }
 }
 
-/// Splits `Data.List.sortBy` into `Data.List.` and `sortBy` (`Prelude..`
-/// is the operator `.` of `Prelude`).
-pub fn split_qual(s: &str) -> (&str, &str) {
-    let mut i = 0;
-    loop {
-        let rest = &s[i..];
-        let id = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
-            .unwrap_or(rest.len());
-        if id > 0
-            && rest.starts_with(|c: char| c.is_uppercase())
-            && rest[id..].starts_with('.')
-            && id + 1 < rest.len()
-        {
-            i += id + 1;
-        } else {
-            return s.split_at(i);
-        }
-    }
-}
+pub use gph_runtime::code::split_qual;
 
 fn short(s: &str) -> &str {
     split_qual(s).1

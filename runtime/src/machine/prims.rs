@@ -585,7 +585,7 @@ impl<'p, 'io> Pe<'p, 'io> {
 }
 
 /// The low 64 bits of an Integer, as two's complement.
-fn low_i64(b: &BigInt) -> i64 {
+pub fn low_i64(b: &BigInt) -> i64 {
     let digits = b.magnitude().to_u64_digits();
     let low = digits.first().copied().unwrap_or(0);
     if b.sign() == Sign::Minus {

@@ -144,13 +144,5 @@ fn code_of(sc: &str) -> String {
 
 /// `Module.name` as `name` (a local function's `$` suffix kept).
 fn unqualified(name: &str) -> String {
-    let mut rest = name;
-    while let Some(dot) = rest.find('.') {
-        let part = &rest[..dot];
-        if !part.starts_with(|c: char| c.is_ascii_uppercase()) || dot + 1 == rest.len() {
-            break;
-        }
-        rest = &rest[dot + 1..];
-    }
-    rest.to_string()
+    crate::code::split_qual(name).1.to_string()
 }

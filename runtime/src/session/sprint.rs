@@ -177,20 +177,7 @@ impl<'a> Printer<'a> {
         if full.starts_with('(') || full.starts_with(':') || full == "[]" {
             return full.to_string();
         }
-        // `Module.Name`, `Data.Maybe.Just`, `Main.:+`: without the module.
-        let mut rest = full;
-        while let Some(dot) = rest.find('.') {
-            let part = &rest[..dot];
-            let module_part = part.starts_with(|c: char| c.is_ascii_uppercase())
-                && part
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '_' || c == '\'');
-            if !module_part || dot + 1 == rest.len() {
-                break;
-            }
-            rest = &rest[dot + 1..];
-        }
-        rest.to_string()
+        crate::code::split_qual(full).1.to_string()
     }
 }
 
