@@ -15,7 +15,7 @@
 
 use crate::machine::heap::Ptr;
 pub use crate::parallel::ids::{GlobalAddr, PeId};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The part of a global address's total weight one holder has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -111,9 +111,9 @@ impl GaTable {
         GaTable {
             me,
             owned: Slots::new(),
-            by_node: HashMap::new(),
+            by_node: HashMap::default(),
             remote: Slots::new(),
-            by_ga: HashMap::new(),
+            by_ga: HashMap::default(),
             to_free: Vec::new(),
         }
     }

@@ -31,7 +31,7 @@
 use crate::machine::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
 use crate::parallel::ga::{GaTable, GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A packed graph: 64-bit words (what a SCHEDULE or RESUME carries).
 pub type PackedGraph = Vec<u64>;
@@ -62,6 +62,9 @@ impl Moves {
     };
 }
 
+/// The end of a chain of slots waiting for a node's number.
+const NO_SLOT: usize = usize::MAX;
+
 /// Packs the graph at `root`. `raised` is the PE's table of error
 /// messages (RAISE nodes carry theirs along). `limit` is the packed graph size in
 /// words (at least a few entries).
@@ -73,11 +76,44 @@ pub fn pack(
     moves: Moves,
     limit: usize,
 ) -> PackedGraph {
-    let mut out: PackedGraph = vec![0];
+    let mut out: PackedGraph = Vec::with_capacity(32);
+    out.push(0);
+    SCRATCH.with_borrow_mut(|scratch| {
+        // (Empty already, unless a panic left a packing half done.)
+        scratch.empty();
+        let out = pack_into(out, scratch, heap, ga, raised, root, moves, limit);
+        scratch.empty();
+        out
+    })
+}
+
+/// `pack`'s work, with its tables.
+#[allow(clippy::too_many_arguments)]
+fn pack_into(
+    mut out: PackedGraph,
+    scratch: &mut Scratch,
+    heap: &mut Heap,
+    ga: &mut GaTable,
+    raised: &[String],
+    root: Ptr,
+    moves: Moves,
+    limit: usize,
+) -> PackedGraph {
+    let Scratch {
+        number,
+        waiting,
+        stack,
+        moved,
+        fresh,
+    } = scratch;
     // Entries are numbered as they are written; a field naming a node not
     // written yet is patched when it is (`waiting`: where to patch).
-    let mut number: HashMap<Ptr, u64> = HashMap::new();
-    let mut waiting: HashMap<Ptr, Vec<usize>> = HashMap::new();
+    // `waiting[q]` is the last slot naming q; each such slot holds the
+    // one before it (NO_SLOT ends the chain), so a node waited for costs
+    // no list of its own. (Fx hashing: the keys are heap indices, and an
+    // Eden stream packs one small graph per element: with SipHash and a
+    // Vec per waiting node, packing was a third of edenEcho's run on 2
+    // PEs.)
     let root = heap.deref(root);
     // An array travels whole, as any root does, and each of its elements
     // needs an entry, at least a FetchMe: the packed graph gets room for
@@ -89,17 +125,18 @@ pub fn pack(
         limit
     };
     // (Nodes waiting, with their distance from the root.)
-    let mut stack: Vec<(Ptr, usize)> = vec![(root, 0)];
-    waiting.insert(root, Vec::new());
-    let mut moved: Vec<Ptr> = Vec::new();
+    stack.push((root, 0));
+    waiting.insert(root, NO_SLOT);
     let mut count = 0u64;
-    let mut fresh: Vec<Ptr> = Vec::new();
     while let Some((p, depth)) = stack.pop() {
         let e = count;
         count += 1;
         number.insert(p, e);
-        for at in waiting.remove(&p).unwrap_or_default() {
+        let mut at = waiting.remove(&p).unwrap_or(NO_SLOT);
+        while at != NO_SLOT {
+            let before = out[at] as usize;
             out[at] = e;
+            at = before;
         }
         let h = heap.hdr(p);
         let k = h_kind(h);
@@ -148,11 +185,14 @@ pub fn pack(
                     continue;
                 }
                 let at = out.len();
-                out.push(u64::MAX);
                 match waiting.get_mut(&q) {
-                    Some(v) => v.push(at),
+                    Some(last) => {
+                        out.push(*last as u64);
+                        *last = at;
+                    }
                     None => {
-                        waiting.insert(q, vec![at]);
+                        out.push(NO_SLOT as u64);
+                        waiting.insert(q, at);
                         fresh.push(q);
                     }
                 }
@@ -168,7 +208,7 @@ pub fn pack(
         out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
     }
     out[0] = count;
-    for p in moved {
+    for &p in moved.iter() {
         // The thunk has left: it is an RBH until the ACK.
         let i = p.0 as usize;
         let size = h_size(heap.mem[i]);
@@ -178,6 +218,39 @@ pub fn pack(
         }
     }
     out
+}
+
+/// `pack`'s working tables, kept from one call to the next on each PE's
+/// thread: an Eden stream packs a small graph per element, and making
+/// them anew each time cost more than the packing.
+#[derive(Default)]
+struct Scratch {
+    number: FxHashMap<Ptr, u64>,
+    waiting: FxHashMap<Ptr, usize>,
+    stack: Vec<(Ptr, usize)>,
+    moved: Vec<Ptr>,
+    fresh: Vec<Ptr>,
+}
+
+impl Scratch {
+    /// Empties the tables for the next call; a big graph's are dropped
+    /// (clearing costs their capacity).
+    fn empty(&mut self) {
+        const KEEP: usize = 4096;
+        if self.number.capacity() > KEEP || self.stack.capacity() > KEEP {
+            *self = Scratch::default();
+            return;
+        }
+        self.number.clear();
+        self.waiting.clear();
+        self.stack.clear();
+        self.moved.clear();
+        self.fresh.clear();
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 /// A reference to `p` for another PE: half the weight of the remote
@@ -411,6 +484,8 @@ pub fn write_graph(g: &[u64], out: &mut Vec<u8>) {
     use crate::parallel::protocol::codec::put_word;
     // A graph of our own making is well formed.
     let es = entries(g).expect("pack makes well-formed graphs");
+    // (Most words of a graph take a byte or two on the wire.)
+    out.reserve(2 * g.len());
     put_word(out, es.len() as u64);
     let address = |out: &mut Vec<u8>, ga: &GlobalAddr, w: &Weight| {
         put_word(out, ga.pe.0 as u64);

@@ -25,7 +25,7 @@ use crate::parallel::pack::{self, Moves};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::internal;
 use message::Message;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A channel's name: the PE its inport lives on, and a number unique on
 /// that PE (`owner` made it, its `n`-th; `comp` 1..9 for the components
