@@ -14,12 +14,14 @@ the SCPE Grid-GUM paper (../shared/papers/000_*) on the sim engine.
     them), low-communication programs (parFib, sumEuler) and
     high-communication ones (raytracer, matMult, linSolv).
 
-Each configuration runs under `--sched gum` and `--sched gum2`; the
-virtual seconds are printed next to the paper's GRID-GUM run times (the
+Each configuration runs under `--sched gum` and `--sched gum2`, with
+--seeds seeds each (3 by default: on two clusters 35 ms apart one seed's
+luck moves nfib by half, 0.62 s against 1.04 s); the mean virtual
+seconds are printed next to the paper's GRID-GUM run times (the
 paper has no gum2 column for these tables). The grids are written to a
 temporary directory from the configuration strings.
 
-    python3 bench/multicluster.py                 # both, about 8 minutes
+    python3 bench/multicluster.py                 # both, about 25 minutes
     python3 bench/multicluster.py --table 6.5 --size queens=10
 """
 
@@ -116,27 +118,32 @@ def grid_for(config, tmp):
     return path
 
 
-def vtime(gph, grid, sched, prog, args, expected):
-    return programs.virtual_time(gph, ["--engine", "sim", "--grid", grid, "--sched", sched],
-                                 prog, args, expected)
+def vtime(gph, grid, sched, prog, args, seed, expected):
+    return programs.virtual_time(
+        gph, ["--engine", "sim", "--grid", grid, "--sched", sched, "--seed", str(seed)],
+        prog, args, expected)
 
 
-def measure(gph, tmp, configs, prog, args):
-    """{(config, sched): virtual seconds}."""
+def measure(gph, tmp, configs, prog, args, seeds):
+    """{(config, sched): mean virtual seconds over `seeds` seeds}."""
     times, expected = {}, None
     for config in configs:
         grid = grid_for(config, tmp)
         for sched in SCHEDS:
-            times[config, sched], expected = vtime(gph, grid, sched, prog, args, expected)
+            runs = []
+            for seed in range(seeds):
+                t, expected = vtime(gph, grid, sched, prog, args, seed, expected)
+                runs.append(t)
+            times[config, sched] = sum(runs) / seeds
     return times
 
 
-def table65(gph, tmp, sizes):
+def table65(gph, tmp, sizes, seeds):
     configs = list(T65)
     broken = []
     for i, prog in enumerate(T65_PROGRAMS):
         args = sizes[prog].split()
-        times = measure(gph, tmp, configs, prog, args)
+        times = measure(gph, tmp, configs, prog, args, seeds)
         rows = [[c, f"{times[c, 'gum']:.3f}", f"{times[c, 'gum2']:.3f}",
                  f"{100 * (1 - times[c, 'gum2'] / times[c, 'gum']):.1f} %", f"{T65[c][i]:.1f}"]
                 for c in configs]
@@ -156,10 +163,10 @@ def table65(gph, tmp, sizes):
         print("  " + b)
 
 
-def table68(gph, tmp, sizes):
+def table68(gph, tmp, sizes, seeds):
     for prog in T68_PROGRAMS:
         args = sizes[prog].split()
-        times = measure(gph, tmp, T68_CONFIGS, prog, args)
+        times = measure(gph, tmp, T68_CONFIGS, prog, args, seeds)
         rows = [[c, f"{times[c, 'gum']:.3f}", f"{times[c, 'gum2']:.3f}",
                  f"{100 * (1 - times[c, 'gum2'] / times[c, 'gum']):.1f} %", f"{T68[prog][k]:.1f}"]
                 for k, c in enumerate(T68_CONFIGS)]
@@ -172,13 +179,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--table", choices=["6.5", "6.8"], action="append")
     ap.add_argument("--size", action="append", default=[], metavar="NAME=ARGS")
+    ap.add_argument("--seeds", type=int, default=3,
+                    help="runs per configuration, each with its own --seed (the mean is shown)")
     ap.add_argument("--no-build", action="store_true")
     opts = ap.parse_args()
     sizes = programs.sizes(SIZES, opts.size, ap)
     gph = programs.gph(build=not opts.no_build)
     with tempfile.TemporaryDirectory() as tmp:
         for t in opts.table or ["6.5", "6.8"]:
-            (table65 if t == "6.5" else table68)(gph, tmp, sizes)
+            (table65 if t == "6.5" else table68)(gph, tmp, sizes, opts.seeds)
 
 
 if __name__ == "__main__":

@@ -244,7 +244,10 @@ impl Pe<'_, '_> {
             self.obs.emit(Event::FishOut { to });
             let origin = self.id();
             let threads = self.live_threads as u32;
-            let early = !self.run_queue.is_empty();
+            // Early: this PE has work of its own still, threads to run or
+            // sparks to turn into threads (gum2's watermark fires while
+            // the threads wait and a spark is left).
+            let early = !self.run_queue.is_empty() || !self.sparks.is_empty();
             self.send(
                 to,
                 Message::Fish(Fish {

@@ -41,14 +41,19 @@ impl GumPolicy {
         let others: Vec<u16> = (0..self.npes as u16)
             .filter(|&p| p != self.me.0 && Some(PeId(p)) != not)
             .collect();
-        if others.is_empty() {
-            return not.unwrap_or(self.me);
+        self.random_of(&others).unwrap_or(not.unwrap_or(self.me))
+    }
+
+    /// One of `pes` at random; None when there are none.
+    pub fn random_of(&mut self, pes: &[u16]) -> Option<PeId> {
+        if pes.is_empty() {
+            return None;
         }
         self.rng ^= self.rng >> 12;
         self.rng ^= self.rng << 25;
         self.rng ^= self.rng >> 27;
         let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        PeId(others[(r % others.len() as u64) as usize])
+        Some(PeId(pes[(r % pes.len() as u64) as usize]))
     }
 }
 
