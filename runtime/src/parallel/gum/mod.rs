@@ -109,7 +109,7 @@ impl Pe<'_, '_> {
     pub(crate) fn could_spare_spark(&self) -> bool {
         let sparks = Sparks::new(&self.sparks, &self.heap);
         self.policy
-            .spark_to_send(&sparks, self.asked(0, false))
+            .spark_to_send(&sparks, self.asked(None, 0, false))
             .is_some()
     }
 
@@ -262,8 +262,9 @@ impl Pe<'_, '_> {
 
     /// A FISH from a PE holding `fisher_threads` live threads, as the load
     /// policy sees it here.
-    fn asked(&self, fisher_threads: usize, fisher_early: bool) -> Asked {
+    fn asked(&self, fisher: Option<PeId>, fisher_threads: usize, fisher_early: bool) -> Asked {
         Asked {
+            fisher,
             idle: self.run_queue.is_empty(),
             threads: self.live_threads,
             fisher_threads,
@@ -273,13 +274,18 @@ impl Pe<'_, '_> {
 
     /// The spark the load policy sends away, if any. Sparks that are no
     /// longer thunks fizzle first.
-    fn spare_spark(&mut self, fisher_threads: usize, fisher_early: bool) -> Option<Ptr> {
+    fn spare_spark(
+        &mut self,
+        fisher: PeId,
+        fisher_threads: usize,
+        fisher_early: bool,
+    ) -> Option<Ptr> {
         let dead = Sparks::new(&self.sparks, &self.heap).dead();
         self.sparks.drain(..dead);
         for _ in 0..dead {
             self.obs.emit(Event::SparkFizzle);
         }
-        let ask = self.asked(fisher_threads, fisher_early);
+        let ask = self.asked(Some(fisher), fisher_threads, fisher_early);
         let pick = self
             .policy
             .spark_to_send(&Sparks::new(&self.sparks, &self.heap), ask)?;
@@ -381,7 +387,8 @@ impl Pe<'_, '_> {
                 if origin == self.id() {
                     self.gum.fish_out = false;
                     self.obs.emit(Event::FishHome);
-                } else if let Some(s) = self.spare_spark(fish.threads as usize, fish.early) {
+                } else if let Some(s) = self.spare_spark(origin, fish.threads as usize, fish.early)
+                {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.

@@ -30,6 +30,8 @@ pub struct Load {
 /// A FISH as the PE it asks sees it: what `spark_to_send` weighs.
 #[derive(Clone, Copy, Debug)]
 pub struct Asked {
+    /// The PE that fished (None: any PE, as the deadlock test asks).
+    pub fisher: Option<PeId>,
     /// This PE has no thread ready to run.
     pub idle: bool,
     /// Live threads here: running, ready or blocked.
