@@ -13,6 +13,7 @@ command line):
     bench/parallel.py                        # every program
     bench/parallel.py sumEuler="1 10000 100" nfib --no-threads
     bench/parallel.py --sim-pes 1,16 --runs 1
+    bench/parallel.py --no-sim --sched gum2  # Grid-GUM2's policy
 """
 
 import argparse
@@ -54,7 +55,9 @@ def main():
     ap.add_argument("--no-threads", action="store_true")
     ap.add_argument("--no-sim", action="store_true")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--sched", help="the load policy of every run (gph's default if not given)")
     opts = ap.parse_args()
+    sched = ["--sched", opts.sched] if opts.sched else []
 
     jobs = programs.jobs(opts.programs)
     gph = programs.gph(build=not opts.no_build)
@@ -72,7 +75,8 @@ def main():
             t, r = {}, {}
             bad = []
             for n in (1, opts.pes):
-                runs = [gph_run(gph, ["--pes", str(n)], src, args) for _ in range(opts.runs)]
+                runs = [gph_run(gph, ["--pes", str(n), *sched], src, args)
+                        for _ in range(opts.runs)]
                 t[n] = statistics.median(x[0] for x in runs)
                 r[n] = statistics.median(x[1].get("wall_time_s", float("nan")) for x in runs)
                 bad += [x[2] for x in runs if x[2] != 0]
@@ -91,10 +95,10 @@ def main():
         print("-" * len(head))
         for name, args in jobs:
             src = os.path.join(PROGDIR, name + ".gph")
-            real1, _, _ = gph_run(gph, ["--pes", "1"], src, args)
+            real1, _, _ = gph_run(gph, ["--pes", "1", *sched], src, args)
             cells, base, cost = [], None, None
             for n in pes:
-                wall, stats, code = gph_run(gph, ["--engine", "sim", "--pes", str(n)], src, args)
+                wall, stats, code = gph_run(gph, ["--engine", "sim", "--pes", str(n), *sched], src, args)
                 vt = stats.get("virtual_time_s")
                 if code != 0 or vt is None:
                     cells.append(f"{'exit ' + str(code):>14}")
