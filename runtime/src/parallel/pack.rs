@@ -76,148 +76,133 @@ pub fn pack(
     moves: Moves,
     limit: usize,
 ) -> PackedGraph {
-    let mut out: PackedGraph = Vec::with_capacity(32);
-    out.push(0);
     SCRATCH.with_borrow_mut(|scratch| {
         // (Empty already, unless a panic left a packing half done.)
         scratch.empty();
-        let out = pack_into(out, scratch, heap, ga, raised, root, moves, limit);
+        let Scratch {
+            number,
+            waiting,
+            stack,
+            moved,
+            fresh,
+        } = &mut *scratch;
+        let mut out: PackedGraph = Vec::with_capacity(32);
+        out.push(0);
+        // Entries are numbered as they are written; a field naming a node not
+        // written yet is patched when it is (`waiting`: where to patch).
+        // `waiting[q]` is the last slot naming q; each such slot holds the
+        // one before it (NO_SLOT ends the chain), so a node waited for costs
+        // no list of its own. (Fx hashing: the keys are heap indices, and an
+        // Eden stream packs one small graph per element: with SipHash and a
+        // Vec per waiting node, packing was a third of edenEcho's run on 2
+        // PEs.)
+        let root = heap.deref(root);
+        // An array travels whole, as any root does, and each of its elements
+        // needs an entry, at least a FetchMe: the packed graph gets room for
+        // that on top of its limit, so that evaluated elements (numbers,
+        // small constructors) come along instead of a FetchMe each.
+        let limit = if h_kind(heap.hdr(root)) == kind::ARRAY {
+            limit.saturating_add(h_size(heap.hdr(root)) * (FETCHME_WORDS + 1))
+        } else {
+            limit
+        };
+        // (Nodes waiting, with their distance from the root.)
+        stack.push((root, 0));
+        waiting.insert(root, NO_SLOT);
+        let mut count = 0u64;
+        while let Some((p, depth)) = stack.pop() {
+            let e = count;
+            count += 1;
+            number.insert(p, e);
+            let mut at = waiting.remove(&p).unwrap_or(NO_SLOT);
+            while at != NO_SLOT {
+                let before = out[at] as usize;
+                out[at] = e;
+                at = before;
+            }
+            let h = heap.hdr(p);
+            let k = h_kind(h);
+            let n = h_size(h);
+            if (p.0 as usize) < heap.static_end {
+                out.push(STATIC | (p.0 as u64) << 32);
+                continue;
+            }
+            if k == kind::RAISE {
+                let msg = raised[crate::machine::heap::h_info(h) as usize].as_bytes();
+                raise_entry(&mut out, msg);
+                continue;
+            }
+            if k == kind::MUTVAR || k == kind::MUTREF {
+                let (g, w) = remote_or_export(heap, ga, p);
+                out.extend([MUTREF, g.pe.0 as u64, g.slot as u64, w.0]);
+                continue;
+            }
+            // Normal forms and unread string literals are copied.
+            let copy = is_value_kind(k) || k == kind::STR;
+            let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
+            // Room for the node, its fields as FetchMes and a FetchMe for each
+            // node waiting. (The root always travels whole: a FetchMe would
+            // answer a FETCH with itself.)
+            let room =
+                out.len() + 5 + n * (1 + FETCHME_WORDS) + stack.len() * FETCHME_WORDS <= limit;
+            if (copy || moves) && (p == root || room) {
+                if moves {
+                    let (g, w) = ga.export_local(p);
+                    out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);
+                    moved.push(p);
+                } else {
+                    out.push(NODE);
+                }
+                out.push(h);
+                let pointers = has_pointers(k);
+                for i in 0..n {
+                    let w = heap.word(p, i);
+                    if !pointers {
+                        out.push(w);
+                        continue;
+                    }
+                    // (An evaluated selection travels as what it selects.)
+                    let q = heap.select(Ptr(w as u32));
+                    if let Some(&e) = number.get(&q) {
+                        out.push(e);
+                        continue;
+                    }
+                    let at = out.len();
+                    match waiting.get_mut(&q) {
+                        Some(last) => {
+                            out.push(*last as u64);
+                            *last = at;
+                        }
+                        None => {
+                            out.push(NO_SLOT as u64);
+                            waiting.insert(q, at);
+                            fresh.push(q);
+                        }
+                    }
+                }
+                // Depth first, the first field first: a list of lists goes
+                // list by list, and few nodes wait (each reserves room for a
+                // FetchMe), so a packed graph fills with whole structures.
+                stack.extend(fresh.drain(..).rev().map(|q| (q, depth + 1)));
+                continue;
+            }
+            // Stays here: a FetchMe to it.
+            let (g, w) = remote_or_export(heap, ga, p);
+            out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
+        }
+        out[0] = count;
+        for &p in moved.iter() {
+            // The thunk has left: it is an RBH until the ACK.
+            let i = p.0 as usize;
+            let size = h_size(heap.mem[i]);
+            heap.mem[i] = header(kind::RBH, size as u32, 0);
+            for w in &mut heap.mem[i + 1..i + 1 + size] {
+                *w = 0;
+            }
+        }
         scratch.empty();
         out
     })
-}
-
-/// `pack`'s work, with its tables.
-#[allow(clippy::too_many_arguments)]
-fn pack_into(
-    mut out: PackedGraph,
-    scratch: &mut Scratch,
-    heap: &mut Heap,
-    ga: &mut GaTable,
-    raised: &[String],
-    root: Ptr,
-    moves: Moves,
-    limit: usize,
-) -> PackedGraph {
-    let Scratch {
-        number,
-        waiting,
-        stack,
-        moved,
-        fresh,
-    } = scratch;
-    // Entries are numbered as they are written; a field naming a node not
-    // written yet is patched when it is (`waiting`: where to patch).
-    // `waiting[q]` is the last slot naming q; each such slot holds the
-    // one before it (NO_SLOT ends the chain), so a node waited for costs
-    // no list of its own. (Fx hashing: the keys are heap indices, and an
-    // Eden stream packs one small graph per element: with SipHash and a
-    // Vec per waiting node, packing was a third of edenEcho's run on 2
-    // PEs.)
-    let root = heap.deref(root);
-    // An array travels whole, as any root does, and each of its elements
-    // needs an entry, at least a FetchMe: the packed graph gets room for
-    // that on top of its limit, so that evaluated elements (numbers,
-    // small constructors) come along instead of a FetchMe each.
-    let limit = if h_kind(heap.hdr(root)) == kind::ARRAY {
-        limit.saturating_add(h_size(heap.hdr(root)) * (FETCHME_WORDS + 1))
-    } else {
-        limit
-    };
-    // (Nodes waiting, with their distance from the root.)
-    stack.push((root, 0));
-    waiting.insert(root, NO_SLOT);
-    let mut count = 0u64;
-    while let Some((p, depth)) = stack.pop() {
-        let e = count;
-        count += 1;
-        number.insert(p, e);
-        let mut at = waiting.remove(&p).unwrap_or(NO_SLOT);
-        while at != NO_SLOT {
-            let before = out[at] as usize;
-            out[at] = e;
-            at = before;
-        }
-        let h = heap.hdr(p);
-        let k = h_kind(h);
-        let n = h_size(h);
-        if (p.0 as usize) < heap.static_end {
-            out.push(STATIC | (p.0 as u64) << 32);
-            continue;
-        }
-        if k == kind::RAISE {
-            let msg = raised[crate::machine::heap::h_info(h) as usize].as_bytes();
-            raise_entry(&mut out, msg);
-            continue;
-        }
-        if k == kind::MUTVAR || k == kind::MUTREF {
-            let (g, w) = remote_or_export(heap, ga, p);
-            out.extend([MUTREF, g.pe.0 as u64, g.slot as u64, w.0]);
-            continue;
-        }
-        // Normal forms and unread string literals are copied.
-        let copy = is_value_kind(k) || k == kind::STR;
-        let moves = k == kind::THUNK && moved.len() < moves.thunks && depth <= moves.depth;
-        // Room for the node, its fields as FetchMes and a FetchMe for each
-        // node waiting. (The root always travels whole: a FetchMe would
-        // answer a FETCH with itself.)
-        let room = out.len() + 5 + n * (1 + FETCHME_WORDS) + stack.len() * FETCHME_WORDS <= limit;
-        if (copy || moves) && (p == root || room) {
-            if moves {
-                let (g, w) = ga.export_local(p);
-                out.extend([THUNK, g.pe.0 as u64, g.slot as u64, w.0]);
-                moved.push(p);
-            } else {
-                out.push(NODE);
-            }
-            out.push(h);
-            let pointers = has_pointers(k);
-            for i in 0..n {
-                let w = heap.word(p, i);
-                if !pointers {
-                    out.push(w);
-                    continue;
-                }
-                // (An evaluated selection travels as what it selects.)
-                let q = heap.select(Ptr(w as u32));
-                if let Some(&e) = number.get(&q) {
-                    out.push(e);
-                    continue;
-                }
-                let at = out.len();
-                match waiting.get_mut(&q) {
-                    Some(last) => {
-                        out.push(*last as u64);
-                        *last = at;
-                    }
-                    None => {
-                        out.push(NO_SLOT as u64);
-                        waiting.insert(q, at);
-                        fresh.push(q);
-                    }
-                }
-            }
-            // Depth first, the first field first: a list of lists goes
-            // list by list, and few nodes wait (each reserves room for a
-            // FetchMe), so a packed graph fills with whole structures.
-            stack.extend(fresh.drain(..).rev().map(|q| (q, depth + 1)));
-            continue;
-        }
-        // Stays here: a FetchMe to it.
-        let (g, w) = remote_or_export(heap, ga, p);
-        out.extend([FETCHME, g.pe.0 as u64, g.slot as u64, w.0]);
-    }
-    out[0] = count;
-    for &p in moved.iter() {
-        // The thunk has left: it is an RBH until the ACK.
-        let i = p.0 as usize;
-        let size = h_size(heap.mem[i]);
-        heap.mem[i] = header(kind::RBH, size as u32, 0);
-        for w in &mut heap.mem[i + 1..i + 1 + size] {
-            *w = 0;
-        }
-    }
-    out
 }
 
 /// `pack`'s working tables, kept from one call to the next on each PE's
