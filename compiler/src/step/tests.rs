@@ -389,23 +389,20 @@ fn timing_with_texts() {
         }
         eprintln!("{limit:?}: {n} steps in {:.3} s", t.elapsed().as_secs_f64());
     }
-    let mut s = stepper("", "length (show [1 .. 20000 :: Int])");
-    let t = Instant::now();
-    let n = s.run(10_000_000);
-    eprintln!(
-        "show list: {n} steps ({} reductions) in {:.3} s",
-        s.reductions(),
-        t.elapsed().as_secs_f64()
-    );
-    let mut s = stepper(
-        "",
-        "let fib n = if n < 2 then n else fib (n - 1) + fib (n - 2) in fib (22 :: Int)",
-    );
-    let t = Instant::now();
-    let n = s.run(10_000_000);
-    eprintln!(
-        "fib 22: {n} steps ({} reductions) in {:.3} s",
-        s.reductions(),
-        t.elapsed().as_secs_f64()
-    );
+    for (what, expr) in [
+        ("show list", "length (show [1 .. 20000 :: Int])"),
+        (
+            "fib 22",
+            "let fib n = if n < 2 then n else fib (n - 1) + fib (n - 2) in fib (22 :: Int)",
+        ),
+    ] {
+        let mut s = stepper("", expr);
+        let t = Instant::now();
+        let n = s.run(10_000_000);
+        eprintln!(
+            "{what}: {n} steps ({} reductions) in {:.3} s",
+            s.reductions(),
+            t.elapsed().as_secs_f64()
+        );
+    }
 }

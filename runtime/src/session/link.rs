@@ -28,7 +28,7 @@ use std::collections::HashMap;
 #[derive(Default)]
 pub struct Linker {
     pub program: Program,
-    cons: HashMap<(String, u32, u32, u32), ConId>,
+    cons: HashMap<(String, u32, u32, u32), u32>,
     scs: HashMap<String, ScId>,
     globals: HashMap<String, GlobalId>,
     strings: HashMap<String, u32>,
@@ -142,33 +142,27 @@ impl Linker {
 
     fn con(&mut self, c: &crate::code::ConInfo) -> ConId {
         let key = (c.name.clone(), c.tag, c.arity, c.siblings);
-        if let Some(&id) = self.cons.get(&key) {
-            return id;
-        }
-        let id = ConId(self.program.cons.len() as u32);
-        self.program.cons.push(c.clone());
-        self.cons.insert(key, id);
-        id
+        ConId(intern(&mut self.cons, &mut self.program.cons, key, || {
+            c.clone()
+        }))
     }
 
     fn string(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.strings.get(s) {
-            return i;
-        }
-        let i = self.program.strings.len() as u32;
-        self.program.strings.push(s.to_string());
-        self.strings.insert(s.to_string(), i);
-        i
+        intern(
+            &mut self.strings,
+            &mut self.program.strings,
+            s.to_string(),
+            || s.to_string(),
+        )
     }
 
     fn integer(&mut self, n: &BigInt) -> u32 {
-        if let Some(&i) = self.integers.get(n) {
-            return i;
-        }
-        let i = self.program.integers.len() as u32;
-        self.program.integers.push(n.clone());
-        self.integers.insert(n.clone(), i);
-        i
+        intern(
+            &mut self.integers,
+            &mut self.program.integers,
+            n.clone(),
+            || n.clone(),
+        )
     }
 
     /// The session's supercombinator of this name (the newest one).
@@ -195,4 +189,18 @@ fn numbering<T: Copy>(matches: &[Option<T>], base: usize, make: fn(u32) -> T) ->
             })
         })
         .collect()
+}
+
+/// The index of `key`'s entry in `table`, which gets `make()` when the key
+/// is new (constructors, strings and integers are each kept once).
+fn intern<K: std::hash::Hash + Eq, T>(
+    map: &mut HashMap<K, u32>,
+    table: &mut Vec<T>,
+    key: K,
+    make: impl FnOnce() -> T,
+) -> u32 {
+    *map.entry(key).or_insert_with(|| {
+        table.push(make());
+        (table.len() - 1) as u32
+    })
 }
