@@ -118,10 +118,10 @@ pub(crate) struct MachineOpts {
     /// Seeds the PEs' random choices (sim runs are reproducible per seed).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
-    /// How PEs share out work: `gum` (GUM: fish a random PE, one spark per
-    /// fish) or `gum2` (Grid-GUM2: speeds and loads exchanged, fish the
-    /// busiest PE for its speed).
-    #[arg(long, value_enum, default_value = "gum")]
+    /// How PEs share out work: `gum2` (Grid-GUM2: speeds and loads
+    /// exchanged, fish the busiest PE for its speed) or `gum` (GUM: fish a
+    /// random PE, one spark per fish).
+    #[arg(long, value_enum, default_value = "gum2")]
     sched: SchedOpt,
     /// Most live threads per PE (Grid-GUM's thread limitation).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -314,7 +314,7 @@ impl MachineOpts {
         opt("seed", (self.seed != 0).then(|| self.seed.to_string()));
         opt(
             "sched",
-            matches!(self.sched, SchedOpt::Gum2).then(|| "gum2".to_string()),
+            matches!(self.sched, SchedOpt::Gum).then(|| "gum".to_string()),
         );
         opt("thread-limit", self.thread_limit.map(|n| n.to_string()));
         opt("low-watermark", self.low_watermark.map(|n| n.to_string()));
@@ -347,7 +347,7 @@ impl MachineOpts {
         // The rest of the options, as they would be typed.
         let mut rest = self.clone();
         (rest.pes, rest.grid, rest.engine, rest.sched) =
-            (None, None, EngineOpt::Threads, SchedOpt::Gum);
+            (None, None, EngineOpt::Threads, SchedOpt::Gum2);
         let more = rest.to_args();
         if !more.is_empty() {
             d.push_str(", ");

@@ -102,31 +102,39 @@ fn golden_programs_print_the_same_simulated() {
     );
 }
 
-/// Grid-GUM2's load policy moves work differently, never the output: on 7
-/// identical simulated PEs, on the hetero8 grid, on the two-clusters grid
-/// (where its super-schedule sends several sparks at once) and on 4
-/// threads.
+/// The golden runs above use the default policy, Grid-GUM2's. GUM's
+/// random fishing moves work differently, never the output: on 7
+/// identical simulated PEs, on the hetero8 grid and on 4 threads; nor
+/// does Grid-GUM2's super-schedule (several sparks at once to the other
+/// cluster) on the two-clusters grid.
 #[test]
-fn golden_programs_print_the_same_under_gum2() {
+fn golden_programs_print_the_same_under_gum() {
     let mut failures = Vec::new();
     for place in [
-        &["--engine", "sim", "--pes", "7"][..],
-        &["--engine", "sim", "--grid", "programs/grids/hetero8.toml"],
+        &["--sched", "gum", "--engine", "sim", "--pes", "7"][..],
         &[
+            "--sched",
+            "gum",
+            "--engine",
+            "sim",
+            "--grid",
+            "programs/grids/hetero8.toml",
+        ],
+        &["--sched", "gum", "--pes", "4"],
+        &[
+            "--super-schedule",
             "--engine",
             "sim",
             "--grid",
             "programs/grids/two-clusters.toml",
         ],
-        &["--pes", "4"],
     ] {
-        let mut flags = vec!["--sched", "gum2"];
-        flags.extend_from_slice(place);
-        failures.extend(run_all(&flags));
+        failures.extend(run_all(place));
     }
     assert_none(
         failures,
-        "under gum2 on 7 simulated PEs, hetero8, two-clusters and 4 threads",
+        "under gum on 7 simulated PEs, hetero8 and 4 threads, and gum2's \
+         super-schedule on two-clusters",
     );
 }
 
@@ -237,12 +245,13 @@ fn a_thief_whose_threads_wait_takes_no_more_than_half_the_work() {
 
 #[test]
 fn a_low_watermark_fishes_while_the_one_thread_runs() {
-    // A thread that yielded at the end of its slice once counted as a
-    // second runnable thread, and `--low-watermark` never fired: PE 1
+    // GUM's watermark. A thread that yielded at the end of its slice once
+    // counted as a second runnable thread, and `--low-watermark` never
+    // fired: PE 1
     // sat idle for a FISH round trip after every row.
     let idle = |lw: &str| {
         let v = sim_stats(
-            &["--pes", "2", "--low-watermark", lw],
+            &["--pes", "2", "--sched", "gum", "--low-watermark", lw],
             "programs/mandel.gph",
             &["120", "120"],
         );
@@ -309,7 +318,7 @@ fn simulated_runs_are_reproducible() {
     for grid in [
         &["--pes", "16"][..],
         &["--grid", "programs/grids/hetero8.toml"],
-        &["--grid", "programs/grids/hetero8.toml", "--sched", "gum2"],
+        &["--grid", "programs/grids/hetero8.toml", "--sched", "gum"],
     ] {
         let (a, b) = (stats(1, grid), stats(2, grid));
         assert_eq!(a, b, "two runs on {grid:?} differ");

@@ -8,12 +8,20 @@
 //!   (`announce`, a PESTATIC message each).
 //! * PEDynamic: each PE keeps a table of every PE's load (its sparks) with
 //!   the time (on that PE's own clock) it was measured, and ComMap, a
-//!   table of latencies between PEs. Every packet carries part of both
-//!   (`piggyback`): the sender's own load, the [`PIGGY_LOADS`] freshest
-//!   other entries, and [`PIGGY_LATENCIES`] entries of the sender's own
-//!   latency row, in turn. The receiver keeps what is more recent than
-//!   what it knew (`heard`): only the PE an entry is about stamps it, so
-//!   stamps of one entry always come from one clock.
+//!   table of latencies between PEs. Every packet carries the part of
+//!   both that its receiver has not heard from this PE yet (`piggyback`):
+//!   the sender's own load if it changed since, up to [`PIGGY_LOADS`] of
+//!   the freshest other entries newer than what the receiver was told (or
+//!   told us), and up to [`PIGGY_LATENCIES`] entries of the sender's own
+//!   latency row whose value changed, in turn. A message with no news
+//!   carries nothing. The receiver keeps what is more recent than what it
+//!   knew (`heard`): only the PE an entry is about stamps it, with the
+//!   time its value last changed, so stamps of one entry always come from
+//!   one clock and the freshest stamp goes with the current value. (Every
+//!   packet once carried the three freshest entries and two latencies
+//!   whether new or not, 25 bytes on an 11-byte stream element: Eden's
+//!   parallel sort of 20000 numbers on 4 simulated PEs without chunking
+//!   took 91.4 ms against gum's 76.5 ms.)
 //! * Latencies: a packet's receipt time minus its send time, the least
 //!   seen (queueing only ever adds to it).
 //! * Work location: an idle PE fishes the PE with the highest load for its
@@ -100,6 +108,12 @@ pub struct Gum2Policy {
     latency: Vec<Vec<Stamped<f64>>>,
     /// The next of our latency entries to piggyback.
     latency_turn: usize,
+    /// `told[to][p]`: the stamp of the newest load entry of PE p that PE
+    /// `to` had from us, or told us of.
+    told: Vec<Vec<f64>>,
+    /// `told_latency[to][p]`: our latency to p as we last told PE `to`
+    /// (NaN: never).
+    told_latency: Vec<Vec<f64>>,
     watermark: usize,
     /// Whether to super-schedule (`Tuning::super_schedule`).
     super_schedule: bool,
@@ -126,6 +140,8 @@ impl Gum2Policy {
             load: vec![Stamped::unknown(0); npes],
             latency: vec![vec![Stamped::unknown(0.0); npes]; npes],
             latency_turn: 0,
+            told: vec![vec![f64::NEG_INFINITY; npes]; npes],
+            told_latency: vec![vec![f64::NAN; npes]; npes],
             watermark: tuning.low_watermark.unwrap_or(DEFAULT_WATERMARK),
             super_schedule: tuning.super_schedule,
             thread_limit: tuning.thread_limit != usize::MAX,
@@ -292,38 +308,66 @@ impl LoadPolicy for Gum2Policy {
         }
     }
 
-    /// Our load now; the freshest others but the receiver's own (it knows
-    /// better); our latencies in turn. Stamps and latencies in whole
-    /// microseconds.
+    /// What `to` has not heard from us: our load if it changed since we
+    /// last told it; the freshest other entries newer than what it knows,
+    /// but its own (it knows better); our latencies whose value changed,
+    /// in turn. Nothing at all when there is no news. Stamps and
+    /// latencies in whole microseconds.
     fn piggyback(&mut self, to: PeId, now: f64, load: Load) -> Vec<u8> {
-        let me = self.me();
-        self.load[me] = Stamped {
-            value: load.sparks as u32,
-            at: now,
-        };
+        let (me, t) = (self.me(), to.0 as usize);
+        if t >= self.npes() {
+            return Vec::new();
+        }
+        let sparks = load.sparks as u32;
+        // A new value gets a stamp later than the last one, on the wire
+        // too (whole microseconds): a receiver keeps the first of two
+        // values stamped alike, and would never hear of the second.
+        if !self.load[me].known() || self.load[me].value != sparks {
+            let last = self.load[me];
+            let at = if last.known() {
+                micros(now).max(micros(last.at) + 1)
+            } else {
+                micros(now)
+            };
+            self.load[me] = Stamped {
+                value: sparks,
+                at: seconds(at),
+            };
+        }
+        let news = |p: usize| self.load[p].known() && self.load[p].at > self.told[t][p];
         let mut others: Vec<usize> = (0..self.npes())
-            .filter(|&p| p != me && p != to.0 as usize && self.load[p].known())
+            .filter(|&p| p != me && p != t && news(p))
             .collect();
         others.sort_by(|&p, &q| self.load[q].at.total_cmp(&self.load[p].at));
         others.truncate(PIGGY_LOADS);
+        let loads: Vec<usize> = news(me).then_some(me).into_iter().chain(others).collect();
+        let n = self.npes();
+        let row: Vec<usize> = (0..n)
+            .map(|k| (self.latency_turn + k) % n)
+            .filter(|&p| {
+                let l = self.latency[me][p];
+                l.known() && l.value != self.told_latency[t][p]
+            })
+            .take(PIGGY_LATENCIES)
+            .collect();
+        if loads.is_empty() && row.is_empty() {
+            return Vec::new();
+        }
+        if let Some(&last) = row.last() {
+            self.latency_turn = last + 1;
+        }
         let mut out = Vec::new();
-        codec::put_word(&mut out, 1 + others.len() as u64);
-        for p in std::iter::once(me).chain(others) {
+        codec::put_word(&mut out, loads.len() as u64);
+        for p in loads {
+            self.told[t][p] = self.load[p].at;
             codec::put_word(&mut out, p as u64);
             codec::put_word(&mut out, self.load[p].value as u64);
             codec::put_word(&mut out, micros(self.load[p].at));
         }
-        let row: Vec<usize> = (0..self.npes())
-            .map(|k| (self.latency_turn + k) % self.npes())
-            .filter(|&p| self.latency[me][p].known())
-            .take(PIGGY_LATENCIES)
-            .collect();
-        if let Some(&last) = row.last() {
-            self.latency_turn = last + 1;
-        }
         codec::put_word(&mut out, row.len() as u64);
         for p in row {
             let l = self.latency[me][p];
+            self.told_latency[t][p] = l.value;
             codec::put_word(&mut out, p as u64);
             codec::put_word(&mut out, micros(l.value));
             codec::put_word(&mut out, micros(l.at));
@@ -362,6 +406,8 @@ impl LoadPolicy for Gum2Policy {
             let p = pe(word()?)?;
             let value = word()?.min(u32::MAX as u64) as u32;
             let at = seconds(word()?);
+            // The sender knows this entry: no need to tell it back.
+            self.told[f][p] = self.told[f][p].max(at);
             if p != me {
                 self.load[p].merge(Stamped { value, at });
             }
@@ -426,8 +472,8 @@ mod tests {
         let mut c = policy(2, 3, 1.0);
         // b hears of c's load 5 at t = 2, then directly of c's older load
         // 9 from t = 1 (a slow link): 5 stays.
-        tell(&mut c, &mut a, 5, 2.0);
         let old = c.piggyback(b.me, 1.0, load(9));
+        tell(&mut c, &mut a, 5, 2.0);
         tell(&mut a, &mut b, 0, 3.0);
         assert_eq!(b.load[2], Stamped { value: 5, at: 2.0 });
         b.heard(c.me, 1.0, 3.5, &old).unwrap();
@@ -463,6 +509,41 @@ mod tests {
         assert!(b.heard(a.me, 1.0, 1.2, &long).is_err());
         assert!(b.heard(a.me, 1.0, 1.2, &[1, 9, 0, 0, 0]).is_err());
         assert!(b.heard(PeId(7), 1.0, 1.2, &[]).is_err());
+    }
+
+    #[test]
+    fn a_piggyback_carries_only_news_for_its_receiver() {
+        let mut a = policy(0, 3, 1.0);
+        let mut b = policy(1, 3, 1.0);
+        let mut c = policy(2, 3, 1.0);
+        tell(&mut c, &mut a, 4, 1.0);
+        // b hears a's load and c's, and a's latency to c.
+        let first = a.piggyback(b.me, 2.0, load(5));
+        b.heard(a.me, 2.0, 2.001, &first).unwrap();
+        assert_eq!((b.load[0].value, b.load[2].value), (5, 4));
+        // Nothing new: nothing at all.
+        assert!(a.piggyback(b.me, 3.0, load(5)).is_empty());
+        // A new load goes, stamped later than the last even within the
+        // same microsecond, and it wins.
+        let pb = a.piggyback(b.me, 2.0, load(6));
+        assert_eq!(pb, {
+            let mut want = Vec::new();
+            for w in [1, 0, 6, micros(2.0) + 1, 0] {
+                codec::put_word(&mut want, w);
+            }
+            want
+        });
+        b.heard(a.me, 2.0, 2.001, &pb).unwrap();
+        assert_eq!(b.load[0].value, 6);
+        // What b told a, a does not tell b back.
+        let mut d = policy(2, 3, 1.0);
+        let from_b = b.piggyback(a.me, 4.0, load(1));
+        a.heard(b.me, 4.0, 4.001, &from_b).unwrap();
+        tell(&mut d, &mut b, 7, 5.0);
+        let back = a.piggyback(b.me, 6.0, load(6));
+        b.heard(a.me, 6.0, 6.001, &back).unwrap();
+        assert_eq!(b.load[2], Stamped { value: 7, at: 5.0 });
+        assert!(back.len() < first.len());
     }
 
     #[test]

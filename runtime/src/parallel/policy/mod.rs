@@ -117,9 +117,9 @@ const BLACK_HOLE_SCAN: usize = 32;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sched {
     /// GUM: random fishing, one spark per FISH.
-    #[default]
     Gum,
     /// Grid-GUM2: load-aware fishing from piggybacked tables.
+    #[default]
     Gum2,
 }
 
