@@ -11,6 +11,7 @@ use gph_runtime::engine::{sim, Setup};
 use gph_runtime::machine::io::Io;
 use gph_runtime::machine::load::load;
 use gph_runtime::parallel::ids::PeId;
+use gph_runtime::parallel::policy::Sched;
 use gph_runtime::parallel::protocol::envelope::Envelope;
 use gph_runtime::parallel::protocol::{codec, Kind};
 use gph_runtime::PeStats;
@@ -26,6 +27,9 @@ fn run_holding_a_head(chunk_timeout: Duration) -> (Vec<PeStats>, bool) {
     let config = Config::default();
     let mut tuning = Tuning::default();
     tuning.chunking.timeout = chunk_timeout;
+    // GUM's policy: Grid-GUM2's PESTATIC at start-up is urgent and would
+    // take the HEAD along at once.
+    tuning.sched = Sched::Gum;
     let (main_loaded, busy_loaded) = (load(&main_program).unwrap(), load(&busy_program).unwrap());
     let main_setup = Setup {
         program: &main_program,
