@@ -457,10 +457,14 @@ pub fn format_stats(s: &Stats) -> String {
     out.push_str(&columns(&rows, true));
     let t = &s.total;
     if t.piggybacks > 0 {
+        // A packet carries only what its receiver has not heard (gum2):
+        // the mean over all packets is what the tables cost the network.
         out.push_str(&format!(
-            "PIGGYBACK {} packets carried {} bytes of load tables ({:.1} per packet)\n",
-            thousands(t.piggybacks),
+            "PIGGYBACK {} bytes of load tables on {} of {} packets ({:.1} a packet; {:.1} on each that carried some)\n",
             thousands(t.piggyback_bytes),
+            thousands(t.piggybacks),
+            thousands(t.packets.sent),
+            t.piggyback_bytes as f64 / t.packets.sent.max(1) as f64,
             t.piggyback_bytes as f64 / t.piggybacks as f64
         ));
     }
