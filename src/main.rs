@@ -3,6 +3,7 @@
 mod repl;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use gph_runtime::parallel::policy::Sched;
 use gph_syntax::{Diagnostic, SourceFile, SourceMap};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -121,7 +122,7 @@ pub(crate) struct MachineOpts {
     /// How PEs share out work: `gum2` (Grid-GUM2: speeds and loads
     /// exchanged, fish the busiest PE for its speed) or `gum` (GUM: fish a
     /// random PE, one spark per fish).
-    #[arg(long, value_enum, default_value = "gum2")]
+    #[arg(long, value_enum, default_value_t)]
     sched: SchedOpt,
     /// Most live threads per PE (Grid-GUM's thread limitation).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -233,11 +234,20 @@ enum SchedOpt {
 }
 
 impl SchedOpt {
-    fn sched(self) -> gph_runtime::parallel::policy::Sched {
-        use gph_runtime::parallel::policy::Sched;
+    fn sched(self) -> Sched {
         match self {
             SchedOpt::Gum => Sched::Gum,
             SchedOpt::Gum2 => Sched::Gum2,
+        }
+    }
+}
+
+/// The runtime's default policy, so that the CLI says it in one place.
+impl Default for SchedOpt {
+    fn default() -> SchedOpt {
+        match Sched::default() {
+            Sched::Gum => SchedOpt::Gum,
+            Sched::Gum2 => SchedOpt::Gum2,
         }
     }
 }
@@ -314,7 +324,7 @@ impl MachineOpts {
         opt("seed", (self.seed != 0).then(|| self.seed.to_string()));
         opt(
             "sched",
-            matches!(self.sched, SchedOpt::Gum).then(|| "gum".to_string()),
+            (self.sched.sched() != Sched::default()).then(|| self.sched.sched().name().to_string()),
         );
         opt("thread-limit", self.thread_limit.map(|n| n.to_string()));
         opt("low-watermark", self.low_watermark.map(|n| n.to_string()));
@@ -347,7 +357,7 @@ impl MachineOpts {
         // The rest of the options, as they would be typed.
         let mut rest = self.clone();
         (rest.pes, rest.grid, rest.engine, rest.sched) =
-            (None, None, EngineOpt::Threads, SchedOpt::Gum2);
+            (None, None, EngineOpt::Threads, SchedOpt::default());
         let more = rest.to_args();
         if !more.is_empty() {
             d.push_str(", ");

@@ -247,8 +247,7 @@ fn a_thief_whose_threads_wait_takes_no_more_than_half_the_work() {
 fn a_low_watermark_fishes_while_the_one_thread_runs() {
     // GUM's watermark. A thread that yielded at the end of its slice once
     // counted as a second runnable thread, and `--low-watermark` never
-    // fired: PE 1
-    // sat idle for a FISH round trip after every row.
+    // fired: PE 1 sat idle for a FISH round trip after every row.
     let idle = |lw: &str| {
         let v = sim_stats(
             &["--pes", "2", "--sched", "gum", "--low-watermark", lw],

@@ -99,7 +99,7 @@ impl Default for Config {
             low_watermark: None,
             super_schedule: false,
             fish_delay: None,
-            sched: parallel::policy::Sched::Gum2,
+            sched: parallel::policy::Sched::default(),
             no_chunking: false,
             packet_size: None,
             chunk_timeout: None,
