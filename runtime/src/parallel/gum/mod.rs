@@ -6,7 +6,7 @@
 //! * Work: an idle PE sends a FISH to the PE its load policy names
 //!   (`parallel::policy`; `gum`: a random one). A PE with a spark to spare
 //!   (the policy chooses) packs it (with a few of the thunks it needs, see
-//!   `Tuning::thunks_per_graph`) and sends it to the fish's origin in a
+//!   `Tuning::thunks_per_spark`) and sends it to the fish's origin in a
 //!   SCHEDULE; otherwise the fish goes where the policy says, or home,
 //!   where the engine holds it for the policy's fish delay. A received
 //!   spark becomes a thread at once (so it cannot bounce on).
@@ -185,7 +185,7 @@ impl Pe<'_, '_> {
                 self.gum.retry.push(BlockedFetch { node: p, ..f });
             }
             _ => {
-                let graph = self.pack(p, usize::MAX);
+                let graph = self.pack_answer(p);
                 self.send(
                     f.reply.pe,
                     Message::Resume {
@@ -199,14 +199,40 @@ impl Pe<'_, '_> {
         Ok(())
     }
 
-    /// Packs the graph at `p`, thunks up to `depth` pointers away moving
-    /// with it (`Tuning::thunks_per_graph` at most).
-    fn pack(&mut self, p: Ptr, depth: usize) -> pack::PackedGraph {
+    /// Packs the spark `s` for a SCHEDULE: it moves, with the thunks it
+    /// names (`Tuning::thunks_per_spark` in all), not with what they name:
+    /// that may be data every task reads.
+    fn pack_spark(&mut self, s: Ptr) -> pack::PackedGraph {
         let moves = pack::Moves {
-            thunks: self.tuning.thunks_per_graph,
-            depth,
+            thunks: self.tuning.thunks_per_spark,
+            depth: 1,
         };
-        self.pack_graph(p, moves)
+        self.pack_graph(s, moves)
+    }
+
+    /// Packs the node `p` for a RESUME: every thunk that fits moves with
+    /// it (Note [What a FETCH takes along]).
+    ///
+    /// Note [What a FETCH takes along]
+    /// A thunk that stays behind is a FetchMe in the packed graph, and the
+    /// fetcher that needs it comes back for it a round trip later; a thunk
+    /// that moves is evaluated where it is needed. GUM moved only the
+    /// thunk asked for, and gph moved 8; either way a lazy structure that
+    /// several PEs read went to pieces (matmult's `transpose b` when
+    /// nothing forces it): each fetcher took a few of its thunks and
+    /// evaluated them, and every other PE then fetched each cell from
+    /// wherever it had gone, a round trip per cell (matmult 400 on 16
+    /// real cores: 2,032,587 FETCHes of 36 bytes, slower than on 1 PE).
+    /// Moving all that fits (16,384 words) gives the first fetcher the
+    /// structure whole, and those after it copy what it evaluated in
+    /// packets as large. On 16 simulated PEs 2 us apart
+    /// (`bench/lazy-sharing.sh`): matmult 200 with its columns lazy 1.106
+    /// -> 0.050 s virtual (8.9x; 7.1x with them forced first), parsort
+    /// 100000 16 with its input lazy 0.790 -> 0.309 s, linsolv 30 with
+    /// its matrix lazy 0.025 -> 0.023 s; a program whose shared data is
+    /// evaluated before it travels runs as before.
+    fn pack_answer(&mut self, p: Ptr) -> pack::PackedGraph {
+        self.pack_graph(p, pack::Moves::ALL)
     }
 
     /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
@@ -392,14 +418,14 @@ impl Pe<'_, '_> {
                     // The spark and the thunks it names (its thread would
                     // fetch them at once), not what they name: that may be
                     // data every task reads.
-                    let graph = self.pack(s, 1);
+                    let graph = self.pack_spark(s);
                     self.obs.emit(Event::SparkSteal { to: origin });
                     let more = self
                         .extra_sparks(origin)
                         .into_iter()
                         .map(|s| {
                             self.obs.emit(Event::SparkSteal { to: origin });
-                            self.pack(s, 1)
+                            self.pack_spark(s)
                         })
                         .collect();
                     self.send(origin, Message::Schedule { graph, more });
