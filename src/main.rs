@@ -1,5 +1,7 @@
 //! The `gph` command: `check`, `dump`, and (with the machine) `run` and `repl`.
 
+mod cache;
+mod calibrate;
 mod repl;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -32,6 +34,11 @@ enum Command {
         compiler: CompileOpts,
         #[command(flatten)]
         observe: ObserveOpts,
+        /// Compile the program even if this gph has compiled these very
+        /// sources before (compiled programs are kept in $GPH_CACHE_DIR,
+        /// else $XDG_CACHE_HOME/gph or ~/.cache/gph).
+        #[arg(long)]
+        recompile: bool,
         /// The program's arguments (what `getArgs` returns).
         #[arg(last = true)]
         args: Vec<String>,
@@ -49,6 +56,20 @@ enum Command {
         machine: MachineOpts,
         #[command(flatten)]
         compiler: CompileOpts,
+    },
+    /// Measure this machine's costs (reduction rate, contention between
+    /// cores, messages, collector, latencies) and write a machine file the
+    /// sim engine takes (`--engine sim --grid FILE --pes N`).
+    Calibrate {
+        /// Where to write the machine file (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<String>,
+        /// The machine's name in the file (default: the file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Cores to measure contention on (default: all of them).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+        cores: Option<u16>,
     },
     /// Print what one compiler pass produced.
     Dump {
@@ -104,7 +125,8 @@ pub(crate) struct MachineOpts {
     #[arg(long, hide = true)]
     gc_stress: bool,
     /// How many PEs (processing elements) run the program (default: the
-    /// number of cores; with --grid, the grid's).
+    /// number of cores; with --grid, the grid's: a grid of one cluster,
+    /// such as a machine file of `gph calibrate`, runs on any number).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pes: Option<u16>,
     /// How the PEs run: `threads` (one OS thread each, real time) or `sim`
@@ -382,15 +404,14 @@ impl MachineOpts {
         let grid = match &self.grid {
             Some(path) => {
                 let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
-                if let Some(n) = self.pes {
-                    if n as usize != g.len() {
-                        return Err(format!(
-                            "--pes {n} disagrees with the grid {path}, which has {} PEs",
-                            g.len()
-                        ));
-                    }
+                match self.pes {
+                    // A machine file (one cluster) on that many of its PEs.
+                    Some(n) => Some(
+                        g.with_pes(n as usize)
+                            .map_err(|e| format!("--pes {n}: {e}"))?,
+                    ),
+                    None => Some(g),
                 }
-                Some(g)
             }
             None => None,
         };
@@ -489,21 +510,33 @@ fn run(cli: Cli) -> Result<(), ()> {
             machine,
             compiler,
             observe,
+            recompile,
             args,
         } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
             let mut config = machine
                 .config(&file, args)
                 .map_err(|e| eprintln!("gph: {e}"))?;
-            let (program, sources, mut diagnostics) =
-                gph_compiler::compile(&src, &compiler.options());
-            // Warnings are `gph check`'s business; a run shows only errors.
-            diagnostics.retain(Diagnostic::is_error);
-            if report(&sources, &diagnostics) {
-                return Err(());
-            }
-            let Some(program) = program else {
-                return Err(());
+            let options = compiler.options();
+            let key = cache::Key::new(&src, &options);
+            let cached = key.as_ref().filter(|_| !recompile).and_then(|k| k.lookup());
+            let program = match cached {
+                Some(p) => p,
+                None => {
+                    let (program, sources, mut diagnostics) = gph_compiler::compile(&src, &options);
+                    // Warnings are `gph check`'s business; a run shows only errors.
+                    diagnostics.retain(Diagnostic::is_error);
+                    if report(&sources, &diagnostics) {
+                        return Err(());
+                    }
+                    let Some(program) = program else {
+                        return Err(());
+                    };
+                    if let Some(k) = &key {
+                        k.store(&program, &sources);
+                    }
+                    program
+                }
             };
             let name = std::path::Path::new(&file)
                 .file_stem()
@@ -537,6 +570,30 @@ fn run(cli: Cli) -> Result<(), ()> {
             machine,
             compiler,
         } => repl::repl(file, echo, machine, compiler),
+        Command::Calibrate { out, name, cores } => {
+            let cores = cores.map_or_else(
+                || {
+                    std::thread::available_parallelism()
+                        .map_or(1, |n| n.get())
+                        .min(64)
+                },
+                |n| n as usize,
+            );
+            let name = name.unwrap_or_else(|| {
+                out.as_deref()
+                    .and_then(|o| std::path::Path::new(o).file_stem())
+                    .map_or_else(|| "machine".into(), |s| s.to_string_lossy().into_owned())
+            });
+            let text = calibrate::calibrate(&name, cores).map_err(|e| eprintln!("gph: {e}"))?;
+            match out {
+                Some(path) => std::fs::write(&path, text)
+                    .map_err(|e| eprintln!("gph: cannot write {path}: {e}")),
+                None => {
+                    print!("{text}");
+                    Ok(())
+                }
+            }
+        }
         Command::Dump {
             stage,
             file,

@@ -189,15 +189,37 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
     (Loaded { sources, modules }, diags)
 }
 
+/// The endings of a user module's file, the one looked for first first.
+const USER_ENDINGS: [&str; 3] = ["gph", "hs", "lhs"];
+
 /// The file of a user's module `A.B` beside the main file: `A/B.gph`,
 /// `A/B.hs` or `A/B.lhs`, the first that exists.
 fn user_module(dir: &Path, module: &str) -> Option<(String, String)> {
     let base = dir.join(module.replace('.', "/"));
-    ["gph", "hs", "lhs"].iter().find_map(|ext| {
+    USER_ENDINGS.iter().find_map(|ext| {
         let p = base.with_extension(ext);
         let text = std::fs::read_to_string(&p).ok()?;
         Some((p.display().to_string(), text))
     })
+}
+
+/// Whether the source map's file `name` is a library module's (built into
+/// gph) rather than a file of the user's.
+pub fn is_library_file(name: &str) -> bool {
+    LIBRARY.iter().any(|&(_, path, _)| path == name)
+}
+
+/// The files that would have been taken instead of the user module file
+/// `path` had they existed (`A/B.gph` for `A/B.hs`): a program compiled
+/// with `path` is compiled the same way only while they do not exist.
+pub fn looked_for_first(path: &str) -> Vec<String> {
+    let p = Path::new(path);
+    let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+    USER_ENDINGS
+        .iter()
+        .take_while(|&&e| e != ext)
+        .map(|e| p.with_extension(e).display().to_string())
+        .collect()
 }
 
 fn unlit_if_literate(path: &str, text: &str) -> String {

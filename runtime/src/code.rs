@@ -71,26 +71,27 @@
 //! * A tail call (`TailCall`, `TailApply`, `Enter`) never grows the stacks.
 
 use num_bigint::BigInt;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A pointer register of the current activation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Reg(pub u16);
 
 /// An unboxed (value) register of the current activation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct VReg(pub u16);
 
 /// An index into [`Program::scs`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ScId(pub u32);
 
 /// An index into [`Program::cons`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ConId(pub u32);
 
 /// An index into [`Program::globals`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct GlobalId(pub u32);
 
 /// An instruction address within one supercombinator's code.
@@ -105,7 +106,7 @@ pub const FALSE: ConId = ConId(3); // Gph.Prim.False tag 0, arity 0
 pub const TRUE: ConId = ConId(4); // Gph.Prim.True  tag 1, arity 0
 pub const IORES: ConId = ConId(5); // IORes r     tag 0, arity 1 (lazy)
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConInfo {
     /// The original name (`Main.Circle`, `:`, `(,)`).
     pub name: String,
@@ -116,7 +117,7 @@ pub struct ConInfo {
     pub siblings: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ScKind {
     /// A function (or constructor wrapper, primitive wrapper, worker).
     Fun,
@@ -126,7 +127,7 @@ pub enum ScKind {
     Caf,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RetKind {
     Boxed,
     Int,
@@ -134,7 +135,7 @@ pub enum RetKind {
     Char,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Supercomb {
     /// The source-level name (`Main.nfib`, `Main.nfib$w` for a worker,
     /// `Main.f$l3` for a lifted lambda, `Main.f$t4` for a thunk body).
@@ -151,7 +152,7 @@ pub struct Supercomb {
 }
 
 /// A top-level entity by its [`GlobalId`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Global {
     /// A function: `Global` gives its static FUN node.
     Fun(ScId),
@@ -160,7 +161,7 @@ pub enum Global {
 }
 
 /// Binary operations on value registers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum VOp {
     // Int (wrapping). Division by zero and minBound `quot` (-1) are
     // run-time errors "divide by zero" / "arithmetic overflow" (see the
@@ -192,7 +193,7 @@ pub enum VOp {
 }
 
 /// Unary operations on value registers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum VUnOp {
     INeg,
     /// Data.Bits on Int: complement, popCount, countLeadingZeros,
@@ -228,7 +229,7 @@ pub enum VUnOp {
 
 /// Comparisons of value registers (Int and Char compare as i64, Double as
 /// f64 with IEEE semantics: every comparison with NaN is false but `Ne`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Cmp {
     IEq,
     INe,
@@ -274,7 +275,7 @@ impl Cmp {
 /// the primitive needs it: see each variant). A primitive never evaluates a
 /// closure itself. Those marked "IO" take the world token as an extra last
 /// argument and return `IORes r`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Prim {
     // Integer: evaluated Integer arguments, Integer (or Bool) result.
     IntegerAdd,
@@ -448,7 +449,7 @@ impl Prim {
 }
 
 /// One instruction. Register operands are of the current activation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Instr {
     // ----- moves and constants
     Move {
@@ -702,7 +703,7 @@ impl Instr {
 }
 
 /// A compiled program.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Program {
     pub cons: Vec<ConInfo>,
     pub scs: Vec<Supercomb>,

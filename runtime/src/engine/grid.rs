@@ -67,6 +67,117 @@ pub struct Grid {
     /// `net[a][b]`: the network between a PE of cluster `a` and one of
     /// cluster `b` (the diagonal is inside a cluster); symmetric.
     net: Vec<Vec<Net>>,
+    /// What the sim charges for a PE's work.
+    pub costs: Costs,
+}
+
+/// What the sim engine charges for the work of a PE of speed 1.0: the
+/// `[costs]` of a machine file, which `gph calibrate` measures on the
+/// machine it runs on; a grid without one gets the sim's own constants,
+/// about a laptop core of 2024 (docs/parallel.md, "A simulator calibrated
+/// to its machine").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Costs {
+    /// Reductions per second (the unit of a slice's work).
+    pub reductions_per_second: f64,
+    /// Seconds to handle a message (a packet of several counts as one),
+    /// and per 64-bit word of it: decoding and unpacking.
+    pub message: f64,
+    pub message_word: f64,
+    /// Seconds to make a thread of a spark.
+    pub thread: f64,
+    /// Seconds per word the collector copies (0: a collection costs
+    /// nothing apart, its time being in the reduction rate).
+    pub gc_word: f64,
+    /// Seconds from a message's arrival at an idle PE to the PE at work
+    /// on it (an OS thread woken from its wait).
+    pub wake: f64,
+    /// `contention[k - 1]`: how fast a PE runs while k PEs are busy,
+    /// relative to one alone (shared memory bandwidth and caches, the
+    /// hyperthreads of one core); beyond the list, its last value. Empty:
+    /// 1.0 whatever the load.
+    pub contention: Vec<f64>,
+}
+
+impl Default for Costs {
+    fn default() -> Self {
+        Costs {
+            reductions_per_second: 20e6,
+            message: 2e-6,
+            message_word: 5e-9,
+            thread: 5e-6,
+            gc_word: 0.0,
+            wake: 0.0,
+            contention: Vec::new(),
+        }
+    }
+}
+
+impl Costs {
+    /// The speed factor of a PE while `busy` PEs (itself included) work.
+    pub fn contention(&self, busy: usize) -> f64 {
+        match self.contention.len() {
+            0 => 1.0,
+            n => self.contention[busy.clamp(1, n) - 1],
+        }
+    }
+}
+
+/// A machine's `[costs]` as a file writes them: microseconds and
+/// nanoseconds, each optional (the default's value).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileCosts {
+    reductions_per_second: Option<f64>,
+    message_us: Option<f64>,
+    message_word_ns: Option<f64>,
+    thread_us: Option<f64>,
+    gc_word_ns: Option<f64>,
+    wake_us: Option<f64>,
+    contention: Option<Vec<f64>>,
+}
+
+impl FileCosts {
+    fn costs(&self) -> Result<Costs, String> {
+        let d = Costs::default();
+        let mut c = d.clone();
+        for (key, v, scale, slot) in [
+            (
+                "reductions_per_second",
+                self.reductions_per_second,
+                1.0,
+                &mut c.reductions_per_second,
+            ),
+            ("message_us", self.message_us, 1e-6, &mut c.message),
+            (
+                "message_word_ns",
+                self.message_word_ns,
+                1e-9,
+                &mut c.message_word,
+            ),
+            ("thread_us", self.thread_us, 1e-6, &mut c.thread),
+            ("gc_word_ns", self.gc_word_ns, 1e-9, &mut c.gc_word),
+            ("wake_us", self.wake_us, 1e-6, &mut c.wake),
+        ] {
+            if let Some(v) = v {
+                if !(v >= 0.0 && v.is_finite()) || (key == "reductions_per_second" && v == 0.0) {
+                    return Err(format!(
+                        "[costs] has {key} {v}; it must be a positive number"
+                    ));
+                }
+                *slot = v * scale;
+            }
+        }
+        if let Some(k) = &self.contention {
+            if let Some(bad) = k.iter().find(|&&f| !(f > 0.0 && f <= 1.0)) {
+                return Err(format!(
+                    "[costs] has a contention factor {bad}; each is above 0 and at most 1"
+                ));
+            }
+            c.contention = k.clone();
+        }
+        Ok(c)
+    }
 }
 
 /// What the engine needs to know about one PE.
@@ -148,6 +259,7 @@ impl FileNet {
 struct FileGrid {
     name: Option<String>,
     reference_speed: Option<f64>,
+    costs: Option<FileCosts>,
     #[serde(default)]
     cluster: Vec<FileCluster>,
     #[serde(default)]
@@ -202,6 +314,7 @@ impl Grid {
             vec![cluster],
             vec![vec![net]],
             None,
+            Costs::default(),
         ))
     }
 
@@ -323,7 +436,42 @@ impl Grid {
                 return err(format!("reference_speed is {r}; speeds must be positive"));
             }
         }
-        Ok(Grid::build(name, clusters, net, file.reference_speed))
+        let costs = match &file.costs {
+            Some(c) => c.costs().map_err(at)?,
+            None => Costs::default(),
+        };
+        Ok(Grid::build(
+            name,
+            clusters,
+            net,
+            file.reference_speed,
+            costs,
+        ))
+    }
+
+    /// This grid with `n` PEs: a machine file (one cluster) run on `n` of
+    /// its cores, or more; a grid of several clusters has its own count.
+    pub fn with_pes(&self, n: usize) -> Result<Grid, String> {
+        if n == self.len() {
+            return Ok(self.clone());
+        }
+        if self.clusters.len() != 1 {
+            return Err(format!(
+                "the grid {} has {} PEs in {} clusters; only a grid of one cluster runs on another number of PEs",
+                self.name,
+                self.len(),
+                self.clusters.len()
+            ));
+        }
+        if n == 0 || n > MAX_PES {
+            return Err(format!(
+                "cannot simulate {n} PEs; the sim engine supports 1 to {MAX_PES}"
+            ));
+        }
+        let mut g = self.clone();
+        g.clusters[0].pes = n;
+        g.pes = vec![g.pes[0].clone(); n];
+        Ok(g)
     }
 
     /// Reads and parses a grid file.
@@ -341,6 +489,7 @@ impl Grid {
         mut clusters: Vec<Cluster>,
         net: Vec<Vec<Net>>,
         reference: Option<f64>,
+        costs: Costs,
     ) -> Grid {
         let fastest = clusters.iter().map(|c| c.speed).fold(0.0, f64::max);
         let unit = reference.unwrap_or(fastest);
@@ -365,6 +514,7 @@ impl Grid {
             pes,
             clusters,
             net,
+            costs,
         }
     }
 
@@ -710,6 +860,48 @@ bandwidth_mbit = 10
         let g2 = Grid::parse(&format!("{}{linked}", g_text_two_clusters()), "g.toml").unwrap();
         assert!(close(g2.latency(PeId(2), PeId(0)), 40e-3));
         assert!(close(g2.bandwidth(PeId(2), PeId(0)), 10e6 / 8.0));
+    }
+
+    #[test]
+    fn a_machine_file_has_costs_and_runs_on_any_number_of_its_pes() {
+        let text = "name = \"m\"\n[costs]\nreductions_per_second = 3e7\nmessage_us = 1.5\n\
+                    message_word_ns = 40\ngc_word_ns = 2\nwake_us = 10\n\
+                    contention = [1.0, 0.9, 0.8]\n\
+                    [[cluster]]\nname = \"cores\"\npes = 4\n";
+        let g = Grid::parse(text, "m.toml").unwrap();
+        let c = &g.costs;
+        assert_eq!(c.reductions_per_second, 3e7);
+        assert!(close(c.message, 1.5e-6) && close(c.message_word, 40e-9));
+        assert!(close(c.gc_word, 2e-9) && close(c.wake, 10e-6));
+        assert_eq!(
+            c.thread,
+            Costs::default().thread,
+            "what the file leaves out"
+        );
+        // The last factor holds beyond the list; 1.0 for one PE.
+        assert_eq!(
+            [1, 2, 3, 4, 16].map(|k| c.contention(k)),
+            [1.0, 0.9, 0.8, 0.8, 0.8]
+        );
+        assert_eq!(Costs::default().contention(16), 1.0);
+        let g16 = g.with_pes(16).unwrap();
+        assert_eq!((g16.len(), g16.costs.clone()), (16, g.costs.clone()));
+        assert_eq!(g.with_pes(1).unwrap().len(), 1);
+        assert!(g.with_pes(65).is_err());
+        // A grid of several clusters keeps its own count.
+        let h = Grid::parse(HETERO, "h.toml").unwrap();
+        assert!(h.with_pes(8).is_ok());
+        assert!(h.with_pes(4).unwrap_err().contains("one cluster"));
+        for bad in [
+            "reductions_per_second = 0",
+            "message_us = -1",
+            "contention = [1.0, 1.5]",
+            "contention = [0.0]",
+            "unknown = 1",
+        ] {
+            let t = format!("[costs]\n{bad}\n[[cluster]]\nname = \"c\"\npes = 1\n");
+            assert!(Grid::parse(&t, "bad.toml").is_err(), "{bad}");
+        }
     }
 
     fn g_text_two_clusters() -> &'static str {

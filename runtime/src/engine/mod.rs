@@ -29,6 +29,7 @@
 //! `hold`, see `parallel::gum`); an engine delivers a held message that
 //! much later.
 
+pub mod calibrate;
 pub mod grid;
 pub mod os_threads;
 pub mod sim;
@@ -85,6 +86,9 @@ pub trait Engine {
     fn stepped(&mut self, p: usize, step: Step);
     /// Puts a message on its way.
     fn post(&mut self, env: Envelope);
+    /// Local PE `p`'s collector copied `words` words (in a step or while
+    /// it handled a message): the sim charges them.
+    fn collected(&mut self, _p: usize, _words: u64) {}
 }
 
 /// Seconds a PE spent, by what it did.
@@ -134,6 +138,14 @@ impl Census {
 fn stamp<E: Engine>(eng: &E, pes: &mut [Pe], p: usize, t0: Option<f64>) {
     if let Some(t0) = t0 {
         pes[p].step_done(t0, eng.now(p));
+    }
+}
+
+/// Tells the engine what local PE `p`'s collector copied.
+fn collected<E: Engine>(eng: &mut E, pes: &mut [Pe], p: usize) {
+    let words = pes[p].take_gc_copied();
+    if words > 0 {
+        eng.collected(p, words);
     }
 }
 
@@ -266,6 +278,7 @@ impl Driver<'_> {
                     if let Ok(s) = r {
                         eng.stepped(p, s);
                     }
+                    collected(eng, pes, p);
                     self.post(eng, pes, p);
                     stamp(eng, pes, p, t0);
                     self.update(pes, p);
@@ -305,6 +318,7 @@ impl Driver<'_> {
                 Ok(())
             }
         });
+        collected(eng, pes, p);
         self.post(eng, pes, p);
         stamp(eng, pes, p, t0);
         if !env.kind.looks_for_work() {

@@ -2,10 +2,14 @@
 //! OS thread, in virtual time, deterministically.
 //!
 //! Each PE has a clock. Running a slice advances it by the reductions done
-//! over the PE's speed (a PE of speed 1.0 does [`REDUCTIONS_PER_SECOND`]);
-//! handling a message (a packet of several, `parallel::protocol::packet`,
-//! counts as one) costs [`MESSAGE_COST`] plus the packed graph's words, and
-//! sending one what the grid says (nothing by default). A PE's network
+//! over the PE's speed (a PE of speed 1.0 does the grid's
+//! `reductions_per_second`, 20 M unless a machine file says otherwise), and
+//! over the machine's contention while that many PEs are busy; handling a
+//! message (a packet of several, `parallel::protocol::packet`, counts as
+//! one) costs a fixed time plus the packed graph's words, a collection its
+//! words copied, an idle PE's waking up a fixed time, and sending a
+//! message what the grid says (nothing by default): the grid's
+//! [`Costs`](crate::engine::grid::Costs). A PE's network
 //! interface puts one message on the wire at a time, for size / bandwidth;
 //! a message sent at time t goes on the wire when the interface is free (t
 //! or later), arrives the latency after it is off the wire, and never
@@ -24,15 +28,6 @@ use crate::parallel::ids::PeId;
 use crate::parallel::protocol::envelope::Envelope;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
-
-/// Virtual reductions per second of a PE of speed 1.0 (about what the
-/// machine does on a current laptop core).
-pub const REDUCTIONS_PER_SECOND: f64 = 20e6;
-/// Virtual seconds to handle a message, and per word of packed graph.
-const MESSAGE_COST: f64 = 2e-6;
-const WORD_COST: f64 = 5e-9;
-/// Virtual seconds to make a thread of a spark.
-const THREAD_COST: f64 = 5e-6;
 
 /// A message on its way.
 struct InFlight {
@@ -81,6 +76,8 @@ struct Sim<'g> {
     wire_free: Vec<f64>,
     /// When the message being delivered arrived.
     arrival: f64,
+    /// PEs with work when the slice being run began (for the contention).
+    busy_pes: usize,
 }
 
 impl Engine for Sim<'_> {
@@ -105,6 +102,9 @@ impl Engine for Sim<'_> {
             self.arrival = m.time;
             Next::Deliver(m.env)
         } else {
+            if !self.grid.costs.contention.is_empty() {
+                self.busy_pes = pes.iter().filter(|p| p.has_work()).count();
+            }
             Next::Step(worker.unwrap())
         }
     }
@@ -123,28 +123,44 @@ impl Engine for Sim<'_> {
         self.clock[p]
     }
 
-    /// An idle PE's clock jumps to the message; handling it costs time.
+    /// An idle PE's clock jumps to the message, and it wakes up; handling
+    /// it costs time.
     fn receiving(&mut self, p: usize, env: &Envelope, pe: &Pe) {
         let t = self.arrival;
-        if t > self.clock[p] && pe.has_blocked_threads() {
-            self.blocked[p] += t - self.clock[p];
+        let costs = &self.grid.costs;
+        if t > self.clock[p] {
+            if pe.has_blocked_threads() {
+                self.blocked[p] += t - self.clock[p] + costs.wake;
+            }
+            self.clock[p] = t + costs.wake;
         }
-        self.clock[p] = self.clock[p].max(t);
-        let cost = MESSAGE_COST + WORD_COST * (env.size() / 8) as f64;
+        let cost = costs.message + costs.message_word * (env.size() / 8) as f64;
         let speed = self.grid.speed(env.to);
         self.clock[p] += cost / speed;
         self.busy[p] += cost / speed;
     }
 
     fn stepped(&mut self, p: usize, step: Step) {
+        let costs = &self.grid.costs;
         let dt = match step {
             // (A slice that blocked at once costs what a new thread does.)
-            Step::Ran(0) | Step::Sparked => THREAD_COST,
+            Step::Ran(0) | Step::Sparked => costs.thread,
             // (The main thread's last slice counts too: a run of one
             // slice took no time before.)
-            Step::Ran(work) | Step::Done { work, .. } => work as f64 / REDUCTIONS_PER_SECOND,
+            Step::Ran(work) | Step::Done { work, .. } => {
+                work as f64 / costs.reductions_per_second / costs.contention(self.busy_pes)
+            }
             Step::Idle => return,
         } / self.grid.speed(PeId(p as u16));
+        self.clock[p] += dt;
+        self.busy[p] += dt;
+    }
+
+    fn collected(&mut self, p: usize, words: u64) {
+        let costs = &self.grid.costs;
+        let dt = words as f64 * costs.gc_word
+            / costs.contention(self.busy_pes)
+            / self.grid.speed(PeId(p as u16));
         self.clock[p] += dt;
         self.busy[p] += dt;
     }
@@ -196,6 +212,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         last_on_link: HashMap::new(),
         wire_free: vec![0.0; n],
         arrival: 0.0,
+        busy_pes: 1,
     };
     let census = Census::new(n);
     let result = drive(&mut sim, pes, &census, Some((0, main)))

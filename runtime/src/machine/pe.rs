@@ -179,6 +179,9 @@ pub struct Pe<'p, 'io> {
     pub(crate) inbox: Inbox,
     /// Messages handled since the last step.
     pub(crate) handled_in_a_row: u32,
+    /// Words the collector copied since the engine last asked
+    /// (`take_gc_copied`: the sim charges them).
+    gc_copied: u64,
     /// The main PE said FINISH.
     pub(crate) finished: bool,
     /// What the failing primitive threw (taken by the reducer at once).
@@ -236,6 +239,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             sending,
             inbox: Inbox::default(),
             handled_in_a_row: 0,
+            gc_copied: 0,
             finished: false,
             thrown: None,
         }
@@ -274,6 +278,11 @@ impl<'p, 'io> Pe<'p, 'io> {
 
     /// Whether the PE has handled so many messages in a row while threads
     /// could run that its next step must run one (MESSAGE_BURST).
+    /// Words the collector copied since the last call.
+    pub fn take_gc_copied(&mut self) -> u64 {
+        std::mem::take(&mut self.gc_copied)
+    }
+
     pub fn owes_a_slice(&self) -> bool {
         self.handled_in_a_row >= MESSAGE_BURST && self.has_work()
     }
@@ -429,8 +438,10 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.ga.after_gc(|p| h.forwarded(p));
         let dead = self.eden.after_gc(h.live_words(), |p| h.forwarded(p));
         let r = h.finish(need);
+        let copied = h.live_words() as u64;
+        self.gc_copied += copied;
         self.obs.emit(Event::GcEnd {
-            copied_words: h.live_words() as u64,
+            copied_words: copied,
             heap_words: h.mem.len() as u64,
         });
         self.send_frees();
