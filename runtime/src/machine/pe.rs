@@ -88,14 +88,15 @@ pub struct Tuning {
     /// machines and a remote M, 35.8 ms away: 1.30 s under gum, 2.05 s
     /// with it, 1.14 s without).
     pub super_schedule: bool,
-    /// Thunks that move with a spark (the spark first, then the thunks it
-    /// names): a spark whose thread must first fetch its argument leaves
-    /// its PE idle meanwhile, so that it fishes and hoards a second spark
-    /// (sumEuler on 16 simulated PEs: 2.13-2.67 s virtual over four seeds
-    /// with only the spark moving, 2.02-2.03 s with 8 thunks). The answer
-    /// to a FETCH moves as many thunks as its packed graph holds (see
-    /// `parallel::gum`, "Note [What a FETCH takes along]").
-    pub thunks_per_spark: usize,
+    /// Thunks that move with the answer to a FETCH or with a spark (the
+    /// root first): a lazy list fetched thunk by thunk costs a round trip
+    /// per cell, and a spark whose thread must first fetch its argument
+    /// leaves its PE idle meanwhile, so that it fishes and hoards a second
+    /// spark (sumEuler on 16 simulated PEs: 2.13-2.67 s virtual over four
+    /// seeds with only the root moving, 2.02-2.03 s with 8 thunks). More
+    /// for a FETCH broke up a structure being evaluated (`parallel::gum`,
+    /// Note [A thunk fetched from a busy PE]).
+    pub thunks_per_graph: usize,
     /// After a FISH comes home empty, the PE waits this long before it
     /// sends the next one (GUM's fish delay): the engines hold the fish
     /// back on its way home. 1 ms takes a third of the FISH messages off
@@ -116,7 +117,7 @@ impl Default for Tuning {
             initial_heap_words: 1 << 19,
             thread_limit: usize::MAX,
             graph_words: 16384,
-            thunks_per_spark: 8,
+            thunks_per_graph: 8,
             low_watermark: None,
             super_schedule: false,
             fish_delay: std::time::Duration::from_millis(1),
@@ -276,13 +277,13 @@ impl<'p, 'io> Pe<'p, 'io> {
         !self.inbox.is_empty()
     }
 
-    /// Whether the PE has handled so many messages in a row while threads
-    /// could run that its next step must run one (MESSAGE_BURST).
     /// Words the collector copied since the last call.
     pub fn take_gc_copied(&mut self) -> u64 {
         std::mem::take(&mut self.gc_copied)
     }
 
+    /// Whether the PE has handled so many messages in a row while threads
+    /// could run that its next step must run one (MESSAGE_BURST).
     pub fn owes_a_slice(&self) -> bool {
         self.handled_in_a_row >= MESSAGE_BURST && self.has_work()
     }

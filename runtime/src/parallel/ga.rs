@@ -29,6 +29,9 @@ struct Owned {
     ptr: Ptr,
     /// The weight still at home (WHOLE when nobody else holds the address).
     weight: u64,
+    /// Exported with a spark: a thunk its thread needs (`gum`, Note [A
+    /// thunk fetched from a busy PE]).
+    with_spark: bool,
 }
 
 /// A global address owned elsewhere that this PE holds, through a FETCHME
@@ -104,6 +107,8 @@ pub struct GaTable {
     by_ga: HashMap<GlobalAddr, u32>,
     /// Weights to send home (FREE), collected until the PE sends them.
     pub to_free: Vec<(GlobalAddr, Weight)>,
+    /// What is exported now goes with a spark (set while one is packed).
+    pub packing_spark: bool,
 }
 
 impl GaTable {
@@ -115,6 +120,7 @@ impl GaTable {
             remote: Slots::new(),
             by_ga: HashMap::default(),
             to_free: Vec::new(),
+            packing_spark: false,
         }
     }
 
@@ -131,15 +137,22 @@ impl GaTable {
                 let s = self.owned.insert(Owned {
                     ptr: node,
                     weight: WHOLE.0,
+                    with_spark: false,
                 });
                 self.by_node.insert(node, s);
                 s
             }
         };
         let o = self.owned.get_mut(slot).unwrap();
+        o.with_spark |= self.packing_spark;
         let half = o.weight / 2;
         o.weight -= half;
         (GlobalAddr { pe: self.me, slot }, Weight(half))
+    }
+
+    /// Whether our slot was exported with a spark.
+    pub fn with_spark(&self, slot: u32) -> bool {
+        self.owned.get(slot).is_some_and(|o| o.with_spark)
     }
 
     /// The node a slot of ours names (None for a freed slot).

@@ -60,11 +60,6 @@ impl Moves {
         thunks: 0,
         depth: 0,
     };
-    /// Every thunk that fits.
-    pub const ALL: Moves = Moves {
-        thunks: usize::MAX,
-        depth: usize::MAX,
-    };
 }
 
 /// The end of a chain of slots waiting for a node's number.

@@ -6,7 +6,7 @@
 //! * Work: an idle PE sends a FISH to the PE its load policy names
 //!   (`parallel::policy`; `gum`: a random one). A PE with a spark to spare
 //!   (the policy chooses) packs it (with a few of the thunks it needs, see
-//!   `Tuning::thunks_per_spark`) and sends it to the fish's origin in a
+//!   `Tuning::thunks_per_graph`) and sends it to the fish's origin in a
 //!   SCHEDULE; otherwise the fish goes where the policy says, or home,
 //!   where the engine holds it for the policy's fish delay. A received
 //!   spark becomes a thread at once (so it cannot bounce on).
@@ -14,8 +14,10 @@
 //!   FETCH to the owner, naming the FetchMe by a global address of its own
 //!   for the answer. The owner packs the node (a thunk moves, becoming an
 //!   RBH until the ACK) and sends a RESUME; a FETCH that finds a black hole
-//!   waits until the black hole is updated; one that finds a FetchMe (the
-//!   node moved on) is forwarded.
+//!   waits until the black hole is updated; one that finds a thunk while
+//!   this PE has threads to run waits a little for them to evaluate it
+//!   (Note [A thunk fetched from a busy PE]); one that finds a FetchMe
+//!   (the node moved on) is forwarded.
 //! * Memory: after each GC the weight of dead FetchMes goes home in FREE
 //!   messages (batched per owner), see `ga`.
 
@@ -40,7 +42,40 @@ struct BlockedFetch {
     node: Ptr,
     reply: GlobalAddr,
     weight: Weight,
+    /// Rounds it has waited for its thunk to be evaluated here.
+    waited: u32,
+    /// The thunk went with a spark: the spark's thread needs it, and this
+    /// PE will not evaluate it.
+    for_spark: bool,
 }
+
+/// Rounds (slices of this PE's threads) a FETCH for a thunk waits at a
+/// busy PE before the thunk moves (Note [A thunk fetched from a busy PE]).
+///
+/// Note [A thunk fetched from a busy PE]
+/// A thunk that moves to the PE that fetched it is evaluated there, by
+/// the thread that needs it: right for a thunk nobody here wants. But a
+/// lazy structure that this PE's threads are evaluating has its frontier
+/// here, the cell they will evaluate next, still a thunk. Moved away, it
+/// comes back a round trip later when they reach it, and the structure
+/// goes to pieces among the PEs that read it, each cell then fetched from
+/// wherever it went: matmult with `transpose b` left lazy (bench/lazy/),
+/// on 16 PEs of the 2-core machine's file, took 380,806 RESUMEs of 36
+/// bytes and ran slower than on one PE (on 16 real cores: 2,032,587
+/// FETCHes). So a FETCH for a thunk that finds threads to run here waits,
+/// as for a black hole, for up to two rounds: by then they have mostly
+/// evaluated it, and the answer copies what they made, in one packet.
+/// Only then does the thunk move. A thunk that went with a spark (its
+/// thread's argument, left here as a FetchMe: `GaTable::with_spark`) moves
+/// at once: this PE will not evaluate it, and waiting made linsolv 30 on
+/// 16 such PEs 0.013 -> 0.020 s. Measured (sim, dev2.toml, 16 PEs, virtual
+/// seconds, without -> with): matmult 200 lazy 0.544 -> 0.098 (0.8x ->
+/// 4.6x), linsolv 30 lazy 0.022 -> 0.023, parsort 0.251 -> 0.256, the
+/// rest of programs/ unchanged. Moving every thunk that fits, the other
+/// way out tried, gave the structure whole to its first fetcher, but on
+/// that file's costs PEs then passed it to and fro in packets of 16,384
+/// words for minutes.
+const FETCH_WAITS: u32 = 2;
 
 /// The protocol state of one PE.
 #[derive(Default)]
@@ -48,7 +83,8 @@ pub struct Gum {
     blocked: Vec<BlockedFetch>,
     pending: VecDeque<BlockedFetch>,
     /// FETCHes of nodes that are evaluated here without a black hole
-    /// (stdin): retried every round.
+    /// (stdin), or for thunks that may be (Note [A thunk fetched from a
+    /// busy PE]): retried every round.
     retry: Vec<BlockedFetch>,
     /// A FISH of ours is out.
     pub fish_out: bool,
@@ -179,13 +215,21 @@ impl Pe<'_, '_> {
                     },
                 );
             }
+            kind::THUNK if f.waited < FETCH_WAITS && !f.for_spark && !self.run_queue.is_empty() => {
+                let waited = f.waited + 1;
+                self.gum.retry.push(BlockedFetch {
+                    node: p,
+                    waited,
+                    ..f
+                });
+            }
             kind::STDIN => {
                 // Only this PE can read it: evaluate it here, answer later.
                 self.spawn(self.l.spark_entry, &[p]);
                 self.gum.retry.push(BlockedFetch { node: p, ..f });
             }
             _ => {
-                let graph = self.pack_answer(p);
+                let graph = self.pack(p, usize::MAX);
                 self.send(
                     f.reply.pe,
                     Message::Resume {
@@ -199,40 +243,25 @@ impl Pe<'_, '_> {
         Ok(())
     }
 
-    /// Packs the spark `s` for a SCHEDULE: it moves, with the thunks it
-    /// names (`Tuning::thunks_per_spark` in all), not with what they name:
-    /// that may be data every task reads.
-    fn pack_spark(&mut self, s: Ptr) -> pack::PackedGraph {
+    /// Packs the graph at `p`, thunks up to `depth` pointers away moving
+    /// with it (`Tuning::thunks_per_graph` at most).
+    fn pack(&mut self, p: Ptr, depth: usize) -> pack::PackedGraph {
         let moves = pack::Moves {
-            thunks: self.tuning.thunks_per_spark,
-            depth: 1,
+            thunks: self.tuning.thunks_per_graph,
+            depth,
         };
-        self.pack_graph(s, moves)
+        self.pack_graph(p, moves)
     }
 
-    /// Packs the node `p` for a RESUME: every thunk that fits moves with
-    /// it (Note [What a FETCH takes along]).
-    ///
-    /// Note [What a FETCH takes along]
-    /// A thunk that stays behind is a FetchMe in the packed graph, and the
-    /// fetcher that needs it comes back for it a round trip later; a thunk
-    /// that moves is evaluated where it is needed. GUM moved only the
-    /// thunk asked for, and gph moved 8; either way a lazy structure that
-    /// several PEs read went to pieces (matmult's `transpose b` when
-    /// nothing forces it): each fetcher took a few of its thunks and
-    /// evaluated them, and every other PE then fetched each cell from
-    /// wherever it had gone, a round trip per cell (matmult 400 on 16
-    /// real cores: 2,032,587 FETCHes of 36 bytes, slower than on 1 PE).
-    /// Moving all that fits (16,384 words) gives the first fetcher the
-    /// structure whole, and those after it copy what it evaluated in
-    /// packets as large. On 16 simulated PEs 2 us apart
-    /// (`bench/lazy-sharing.sh`): matmult 200 with its columns lazy 1.106
-    /// -> 0.050 s virtual (8.9x; 7.1x with them forced first), parsort
-    /// 100000 16 with its input lazy 0.790 -> 0.309 s, linsolv 30 with
-    /// its matrix lazy 0.025 -> 0.023 s; a program whose shared data is
-    /// evaluated before it travels runs as before.
-    fn pack_answer(&mut self, p: Ptr) -> pack::PackedGraph {
-        self.pack_graph(p, pack::Moves::ALL)
+    /// Packs the spark `s` for a SCHEDULE: the spark and the thunks it
+    /// names (its thread would fetch them at once), not what they name:
+    /// that may be data every task reads. What stays here is marked as
+    /// the spark's (Note [A thunk fetched from a busy PE]).
+    fn pack_spark(&mut self, s: Ptr) -> pack::PackedGraph {
+        self.ga.packing_spark = true;
+        let g = self.pack(s, 1);
+        self.ga.packing_spark = false;
+        g
     }
 
     /// The answer `v` to a FETCH of ours arrived: the FetchMe named by our
@@ -415,9 +444,6 @@ impl Pe<'_, '_> {
                     self.obs.emit(Event::FishHome);
                 } else if let Some(s) = self.spare_spark(origin, fish.threads as usize, fish.early)
                 {
-                    // The spark and the thunks it names (its thread would
-                    // fetch them at once), not what they name: that may be
-                    // data every task reads.
                     let graph = self.pack_spark(s);
                     self.obs.emit(Event::SparkSteal { to: origin });
                     let more = self
@@ -461,10 +487,13 @@ impl Pe<'_, '_> {
                     .ga
                     .owned_node(target.slot)
                     .ok_or_else(|| internal("a FETCH for a freed address"))?;
+                let for_spark = self.ga.with_spark(target.slot);
                 self.answer_fetch(BlockedFetch {
                     node,
                     reply,
                     weight,
+                    waited: 0,
+                    for_spark,
                 })?;
             }
             Message::Resume {
