@@ -207,6 +207,8 @@ pub fn run<T: Send>(
                     .stack_size(64 << 20)
                     .spawn_scoped(s, move || {
                         let mut pe = setup.new_pe(Io::elsewhere(), k as u16);
+                        let mailbox = rx.clone();
+                        pe.poll_mail(Box::new(move || !mailbox.is_empty()));
                         let grid = setup.config.grid.as_ref();
                         let mut eng = OsThread::new(PeId(k as u16), rx, tx, start, grid);
                         if pe.init_cafs().is_ok() {
@@ -219,6 +221,8 @@ pub fn run<T: Send>(
             })
             .collect();
         let mut eng = OsThread::new(PeId(0), &rx[0], &tx, start, setup.config.grid.as_ref());
+        let mailbox = rx[0].clone();
+        pe0.poll_mail(Box::new(move || !mailbox.is_empty()));
         let r = setup.start_main(pe0).and_then(|id| {
             let pes = std::slice::from_mut(pe0);
             drive(&mut eng, pes, &census, Some((0, id)))?

@@ -180,6 +180,10 @@ pub struct Pe<'p, 'io> {
     pub(crate) inbox: Inbox,
     /// Messages handled since the last step.
     pub(crate) handled_in_a_row: u32,
+    /// Whether a message has come for this PE since it last looked: the
+    /// threads engine's channel, polled while a slice runs (Note [Mail
+    /// ends a slice]); None on the sim engine.
+    pub(crate) mail: Option<Box<dyn Fn() -> bool + Send + 'io>>,
     /// Words the collector copied since the engine last asked
     /// (`take_gc_copied`: the sim charges them).
     gc_copied: u64,
@@ -241,6 +245,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             inbox: Inbox::default(),
             handled_in_a_row: 0,
             gc_copied: 0,
+            mail: None,
             finished: false,
             thrown: None,
         }
@@ -275,6 +280,18 @@ impl<'p, 'io> Pe<'p, 'io> {
     /// engines step such PEs: a step handles one).
     pub fn has_mail(&self) -> bool {
         !self.inbox.is_empty()
+    }
+
+    /// Lets a slice end early when `mail` says a message has come (Note
+    /// [Mail ends a slice]).
+    pub fn poll_mail(&mut self, mail: Box<dyn Fn() -> bool + Send + 'io>) {
+        self.mail = Some(mail);
+    }
+
+    /// Whether the running slice should end for a message.
+    #[inline]
+    pub(crate) fn mail_came(&self) -> bool {
+        self.mail.as_ref().is_some_and(|m| m())
     }
 
     /// Words the collector copied since the last call.

@@ -84,6 +84,25 @@ macro_rules! set {
     }};
 }
 
+/// Reductions between two looks at the mailbox (Note [Mail ends a slice]).
+///
+/// Note [Mail ends a slice]
+/// A PE handles its messages between slices, and a slice is 20,000
+/// reductions, about a millisecond of a core: a FETCH that reached a busy
+/// PE waited for the slice to end, half of one on average, which on real
+/// cores was most of a round trip. On the threads engine a slice looks at
+/// its PE's channel every 1,024 reductions and ends when a message has
+/// come; the PE handles its mail and the same thread goes on first,
+/// where it stopped (`Pe::step`). On 2 cores (`bench/predict.py --lazy`,
+/// run alone, least of 3): a lazy list read element by element from a
+/// busy PE (bench/lazy/parsort.gph 200000 16) 1.65 -> 1.35-1.55 s on 2
+/// PEs, bench/lazy/linsolv.gph 40 0.63 -> 0.55-0.57 s; the other programs
+/// within noise.
+/// Looking costs two atomic loads (crossbeam's `is_empty`). The sim
+/// engine, whose slices are atomic events in virtual time, does not cut
+/// them: its message waits half a slice as before.
+const MAIL_POLL: u64 = 1024;
+
 impl<'p, 'io> Pe<'p, 'io> {
     /// Runs `t` for about `budget` reductions.
     #[allow(unused_unsafe)]
@@ -116,11 +135,12 @@ impl<'p, 'io> Pe<'p, 'io> {
                 r?
             }};
         }
-        // A supercombinator was entered: count it, end the slice when due.
+        // A supercombinator was entered: count it, end the slice when due,
+        // or early when mail has come (Note [Mail ends a slice]).
         macro_rules! entered {
             () => {{
                 red += 1;
-                if red >= budget {
+                if red >= budget || (red % MAIL_POLL == 0 && self.mail_came()) {
                     save!();
                     return Ok(SliceEnd::Yield);
                 }

@@ -192,6 +192,11 @@ impl Pe<'_, '_> {
         }
         let ran = Step::Ran(work);
         match end {
+            // A slice cut short by mail goes on first, after the mail.
+            SliceEnd::Yield if reductions < budget => {
+                self.run_queue.push_front(id);
+                self.threads[id as usize] = t;
+            }
             SliceEnd::Yield => {
                 self.run_queue.push_back(id);
                 self.threads[id as usize] = t;
