@@ -181,62 +181,75 @@ pub fn calibrate(name: &str, cores: usize) -> Result<String, String> {
         "# `gph run --engine sim --grid FILE --pes N` predicts N PEs of it (docs/parallel.md,\n# \"A simulator calibrated to its machine\")."
     );
     let _ = writeln!(t, "name = \"{name}\"\n\n[costs]");
+    // The keys of the file: its value and what it is.
+    let keys = |t: &mut String, rows: &[(&str, String, &str)]| {
+        for (k, v, what) in rows {
+            let _ = writeln!(t, "{:<34} # {what}", format!("{k} = {v}"));
+        }
+    };
     let per: Vec<String> = ks
         .iter()
         .zip(&alone)
         .map(|(k, r)| format!("{} {:.1}", k.name, r / 1e6))
         .collect();
-    let _ = writeln!(
-        t,
-        "reductions_per_second = {:.4e}   # M/s: {}",
-        rps,
-        per.join(", ")
-    );
-    let _ = writeln!(
-        t,
-        "message_us = {:.3}        # to take a message off the channel, read it and unpack it",
-        msg.receive * 1e6
-    );
-    let _ = writeln!(
-        t,
-        "message_word_ns = {:.3}   # and per 8 bytes of it",
-        msg.receive_byte * 8.0 * 1e9
-    );
-    let _ = writeln!(
-        t,
-        "gc_word_ns = {:.3}        # per word the collector copies",
-        gc_word * 1e9
-    );
-    let _ = writeln!(
-        t,
-        "wake_us = {:.2}           # a message to an idle PE, until it has it (less the latency below)",
-        ((wake - latency) * 1e6).max(0.0)
+    let m_s = format!("M/s: {}", per.join(", "));
+    keys(
+        &mut t,
+        &[
+            ("reductions_per_second", format!("{rps:.4e}"), &m_s),
+            (
+                "message_us",
+                format!("{:.3}", msg.receive * 1e6),
+                "to take a message off the channel, read it and unpack it",
+            ),
+            (
+                "message_word_ns",
+                format!("{:.3}", msg.receive_byte * 8.0 * 1e9),
+                "and per 8 bytes of it",
+            ),
+            (
+                "gc_word_ns",
+                format!("{:.3}", gc_word * 1e9),
+                "per word the collector copies",
+            ),
+            (
+                "wake_us",
+                format!("{:.2}", ((wake - latency) * 1e6).max(0.0)),
+                "a message to an idle PE, until it has it (less the latency below)",
+            ),
+        ],
     );
     let list: Vec<String> = factors.iter().map(|f| format!("{f:.3}")).collect();
     let _ = writeln!(
         t,
-        "# how fast a PE runs while 1, 2, ... PEs run, against one alone\ncontention = [{}]",
-        list.join(", ")
+        "# how fast a PE runs while 1, 2, ... PEs run, against one alone"
     );
+    let _ = writeln!(t, "contention = [{}]", list.join(", "));
     let _ = writeln!(t, "\n[[cluster]]\nname = \"cores\"\npes = {cores}");
-    let _ = writeln!(
-        t,
-        "latency_ms = {:.6}      # a message to a busy PE, from core to core",
-        latency * 1e3
-    );
-    let _ = writeln!(
-        t,
-        "bandwidth_mbit = 1000000   # a message moves from thread to thread: its bytes are made once, below"
-    );
-    let _ = writeln!(
-        t,
-        "message_cost_us = {:.3}   # to pack a message, write it and put it on the channel",
-        msg.send * 1e6
-    );
-    let _ = writeln!(
-        t,
-        "word_cost_us = {:.6}      # and per 4 bytes of it",
-        msg.send_byte * 4.0 * 1e6
+    keys(
+        &mut t,
+        &[
+            (
+                "latency_ms",
+                format!("{:.6}", latency * 1e3),
+                "a message to a busy PE, from core to core",
+            ),
+            (
+                "bandwidth_mbit",
+                "1000000".into(),
+                "a message moves from thread to thread: its bytes are made once, below",
+            ),
+            (
+                "message_cost_us",
+                format!("{:.3}", msg.send * 1e6),
+                "to pack a message, write it and put it on the channel",
+            ),
+            (
+                "word_cost_us",
+                format!("{:.6}", msg.send_byte * 4.0 * 1e6),
+                "and per 4 bytes of it",
+            ),
+        ],
     );
     Ok(t)
 }
