@@ -51,7 +51,7 @@ pub struct Config {
     pub low_watermark: Option<usize>,
     /// Grid-GUM2's super-schedule (see `Tuning`).
     pub super_schedule: bool,
-    /// The fish delay (see `pe::Tuning`).
+    /// The fish delay (Note [Fish delay]).
     pub fish_delay: Option<std::time::Duration>,
     /// The load policy (`--sched`).
     pub sched: parallel::policy::Sched,
@@ -65,7 +65,7 @@ pub struct Config {
     pub record: Option<Arc<dyn obs::Sink>>,
 }
 
-/// How the PEs run (DESIGN.md "Engines").
+/// How the PEs run (docs/design.md "Engines").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// One OS thread per PE.

@@ -1,6 +1,6 @@
 //! GUM's protocol between PEs driven by hand (no engine): the test moves
 //! every message itself, from a PE's outbox (`take_outbox`) to the
-//! destination's `receive` (DESIGN.md "Many PEs").
+//! destination's `receive` (docs/design.md "Many PEs").
 
 mod common;
 use common::*;

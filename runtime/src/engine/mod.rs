@@ -1,4 +1,4 @@
-//! How PEs run and how messages travel between them (DESIGN.md
+//! How PEs run and how messages travel between them (docs/design.md
 //! "Engines"): `sim` in virtual time on a simulated machine (`grid`),
 //! `os_threads` on one OS thread per PE.
 //!
@@ -25,9 +25,8 @@
 //!   update: `<<loop>>`, as on one PE. The count behind it ([`Census`]) is
 //!   one atomic number, exact on every engine.
 //!
-//! The fish delay is the protocol's (an empty FISH goes home with a
-//! `hold`, see `parallel::gum`); an engine delivers a held message that
-//! much later.
+//! An engine delivers a message with a `hold` that much after it arrives
+//! (Note [Fish delay] in `parallel/policy/mod.rs`).
 
 pub mod calibrate;
 pub mod grid;

@@ -1,4 +1,4 @@
-//! The `threads` engine (DESIGN.md "Engines"): one OS thread per PE, each
+//! The `threads` engine (docs/design.md "Engines"): one OS thread per PE, each
 //! with its own heap, each running the driver (engine/mod.rs) for its PE;
 //! messages are envelopes over crossbeam channels. Nothing else is shared
 //! but the loaded program and the driver's census.

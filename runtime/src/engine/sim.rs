@@ -1,4 +1,4 @@
-//! The `sim` engine (GranSim-like, DESIGN.md "Engines"): every PE in one
+//! The `sim` engine (GranSim-like, docs/design.md "Engines"): every PE in one
 //! OS thread, in virtual time, deterministically.
 //!
 //! Each PE has a clock. Running a slice advances it by the reductions done

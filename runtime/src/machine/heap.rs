@@ -18,6 +18,29 @@
 //! second vector of the same layout. The static area at the start (nullary
 //! constructors, FUN nodes, small Int and Char boxes) holds no pointers and
 //! is never copied: both semispaces carry the same prefix.
+//!
+//! Note [GC safety]
+//! Any allocation may collect (`Pe::ensure`, `Pe::gc`), and a collection
+//! moves every node it keeps: a `Ptr` in a Rust local is stale after it.
+//! So whatever must survive an allocation is a root when it happens: a
+//! thread's pointer registers (`Thread::ptrs`), `Pe::tmp` for arguments
+//! being gathered, the spark pool, the CAF table, the GA tables, waiting
+//! FETCHes and Eden's channels. Code that allocates looks its nodes up
+//! again afterwards (unpacking a message may collect, so the FetchMe it
+//! answers is found by its address after unpacking, not before). The
+//! reducer keeps to this by construction: it holds pointers only in
+//! registers. `--gc-stress` collects every few words to catch a breach.
+//!
+//! Note [Waiters flag]
+//! The nodes a thread can block on (BLACKHOLE, FETCHME, RBH, INPORT) keep
+//! in their first payload word whether any thread (or, for a black hole,
+//! any FETCH from another PE) waits on them: 1 if so. The update
+//! (`Pe::update`) and the other ends of a wait (an RBH's ACK, a failed
+//! spark's RAISE) wake the PE's blocked threads only when it is set, so an
+//! update nobody waits for costs no scan. A FETCHME's flag also says that
+//! its FETCH is out (it is set by the first thread that enters it, which
+//! sends the FETCH). Read and set it with `Heap::waiters` and
+//! `Heap::set_waiters`.
 
 use std::fmt;
 
@@ -56,7 +79,7 @@ pub mod kind {
     /// An evaluated thunk: payload[0] = the value.
     pub const IND: u8 = 10;
     /// A thunk under evaluation: info = owner thread, payload[0] = 1 when
-    /// some thread is blocked on it (then the update wakes them).
+    /// some thread is blocked on it (Note [Waiters flag]).
     pub const BLACKHOLE: u8 = 11;
     /// A string literal not yet unpacked: info = string index, payload[0]
     /// = the byte offset of the rest.
@@ -72,17 +95,18 @@ pub mod kind {
     pub const FORWARD: u8 = 15;
     /// A node on another PE: info = the index of its global address in the
     /// PE's table of remote references; payload[0] = 1 once a FETCH is out
-    /// (threads wait on it as on a black hole; the RESUME updates it).
+    /// (threads wait on it as on a black hole; the RESUME updates it;
+    /// Note [Waiters flag]).
     pub const FETCHME: u8 = 16;
     /// A revertible black hole: a thunk packed off to another PE, until the
-    /// ACK turns it into a FETCHME. payload[0] = 1 when threads wait on it.
+    /// ACK turns it into a FETCHME. payload[0]: Note [Waiters flag].
     pub const RBH: u8 = 17;
     /// A thunk whose evaluation by a spark failed: entering it raises the
     /// error again (info = the message's index in the PE's error table).
     pub const RAISE: u8 = 18;
     /// The placeholder of an Eden channel's inport (parallel::eden):
     /// threads wait on it as on a black hole until data fills it.
-    /// payload[0] = 1 when threads wait on it.
+    /// payload[0]: Note [Waiters flag].
     pub const INPORT: u8 = 19;
     /// An array (Data.Array's storage): size = the number of elements,
     /// fields = the elements (pointers, each possibly unevaluated). A value;
@@ -220,6 +244,17 @@ impl Heap {
         self.mem[i + 1..i + n].fill(0);
         self.mem[i + 1..i + 1 + payload.len()].copy_from_slice(payload);
         Some(p)
+    }
+
+    /// Whether threads wait on the node `p` (Note [Waiters flag]).
+    #[inline(always)]
+    pub fn waiters(&self, p: Ptr) -> bool {
+        self.mem[p.0 as usize + 1] != 0
+    }
+    /// Records that something waits on the node `p` (Note [Waiters flag]).
+    #[inline(always)]
+    pub fn set_waiters(&mut self, p: Ptr) {
+        self.mem[p.0 as usize + 1] = 1;
     }
 
     #[inline(always)]

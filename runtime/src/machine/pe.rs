@@ -98,9 +98,7 @@ pub struct Tuning {
     /// Note [A thunk fetched from a busy PE]).
     pub thunks_per_graph: usize,
     /// After a FISH comes home empty, the PE waits this long before it
-    /// sends the next one (GUM's fish delay): the engines hold the fish
-    /// back on its way home. 1 ms takes a third of the FISH messages off
-    /// an 8-PE parsort and changed no simulated run time measured.
+    /// sends the next one (Note [Fish delay] in `parallel/policy/mod.rs`).
     pub fish_delay: std::time::Duration,
     /// How messages are gathered into packets (`parallel::protocol::packet`).
     pub chunking: Chunking,
@@ -158,8 +156,8 @@ pub struct Pe<'p, 'io> {
     pub(crate) tuning: Tuning,
     pub(crate) interrupt: Option<Arc<AtomicBool>>,
     pub(crate) heap_limit_bytes: usize,
-    /// Scratch pointers (a GC root): arguments being gathered for an
-    /// application.
+    /// Scratch pointers (a GC root, Note [GC safety]): arguments being
+    /// gathered for an application.
     pub(crate) tmp: Vec<Ptr>,
     pub(crate) live_threads: usize,
     /// The global-address tables.

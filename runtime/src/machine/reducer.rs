@@ -6,7 +6,8 @@
 //! same stacks and push a frame; returns pop frames. Nothing here recurses
 //! in Rust, allocates per instruction or dispatches dynamically. The heap
 //! may be collected at any allocation: every live pointer is then in a
-//! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local.
+//! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local
+//! (Note [GC safety] in `heap.rs`).
 
 use crate::code::{Prim, VOp, VUnOp, CONS};
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
@@ -932,10 +933,10 @@ impl<'p, 'io> Pe<'p, 'io> {
                 if k == kind::BLACKHOLE && h_info(h) == t.id {
                     return err("<<loop>>");
                 }
-                if k == kind::FETCHME && self.heap.mem[p.0 as usize + 1] == 0 {
+                if k == kind::FETCHME && !self.heap.waiters(p) {
                     self.fetch(p);
                 }
-                self.heap.mem[p.0 as usize + 1] = 1;
+                self.heap.set_waiters(p);
                 t.blocked_on = p;
                 t.state = State::Blocked;
                 a.pc -= 1; // retry the Eval / Enter when woken

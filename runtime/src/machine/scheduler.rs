@@ -77,7 +77,8 @@ impl Pe<'_, '_> {
     }
 
     /// Overwrites the black hole `th` with its value `v` (small raw values
-    /// are copied, others become an indirection) and wakes its waiters.
+    /// are copied, others become an indirection) and wakes its waiters
+    /// (Note [Waiters flag]).
     #[inline]
     pub fn update(&mut self, th: Ptr, v: Ptr) {
         let i = th.0 as usize;
@@ -254,7 +255,7 @@ impl Pe<'_, '_> {
             if h_kind(h) != kind::BLACKHOLE {
                 continue;
             }
-            let waiters = self.heap.mem[i + 1] != 0;
+            let waiters = self.heap.waiters(p);
             self.heap.mem[i] = header(kind::RAISE, crate::machine::heap::h_size(h) as u32, k);
             if waiters {
                 self.wake(p);

@@ -1,4 +1,4 @@
-//! Observing a run (DESIGN.md "Observability"): each PE's events
+//! Observing a run (docs/design.md "Observability"): each PE's events
 //! (`event`), the statistics counted from them (`stats`), and recording
 //! them. The statistics are always counted, inline, as each event is
 //! emitted; recording is optional and costs a test of a flag when off.

@@ -1,5 +1,5 @@
 //! Global addresses and weighted reference counting (GUM's virtual shared
-//! heap, DESIGN.md "Many PEs").
+//! heap, docs/design.md "Many PEs").
 //!
 //! A [`GlobalAddr`] names a node on its owning PE by a slot in the owner's
 //! table. Every copy of a global address held elsewhere carries a

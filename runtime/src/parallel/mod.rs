@@ -1,7 +1,7 @@
-//! What PEs do among themselves (GUM, DESIGN.md "Many PEs"; Eden, docs/eden.md): the names
-//! of remote things, global addresses with weighted reference counting,
-//! packing graphs, the protocols and how messages reach them, and the
-//! load policies.
+//! What PEs do among themselves (GUM, docs/design.md "Many PEs"; Eden,
+//! docs/eden.md): the names of remote things, global addresses with
+//! weighted reference counting, packing graphs, the protocols and how
+//! messages reach them, and the load policies.
 
 pub mod eden;
 pub mod ga;

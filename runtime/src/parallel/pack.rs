@@ -1,5 +1,5 @@
 //! Packing a graph into a [`PackedGraph`] and unpacking it in another PE's heap
-//! (GUM's PackNearbyGraph, DESIGN.md "Many PEs").
+//! (GUM's PackNearbyGraph, docs/design.md "Many PEs").
 //!
 //! Packing walks the graph depth-first from the root (GUM went breadth
 //! first; depth first keeps few nodes waiting, see `pack`). Every node

@@ -1,4 +1,4 @@
-//! GUM's messages (DESIGN.md "Many PEs") and their fields as words (see
+//! GUM's messages (docs/design.md "Many PEs") and their fields as words (see
 //! `protocol::codec`): a message crosses from one PE to another only as
 //! bytes.
 //!

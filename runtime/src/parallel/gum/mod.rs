@@ -1,4 +1,4 @@
-//! A PE among others: GUM's protocol (DESIGN.md "Many PEs"; the messages
+//! A PE among others: GUM's protocol (docs/design.md "Many PEs"; the messages
 //! are in `message`). The engines move the bytes and `protocol::dispatch`
 //! hands GUM's messages here; this module decides what a PE sends and what
 //! it does with what it receives.
@@ -8,7 +8,7 @@
 //!   (the policy chooses) packs it (with a few of the thunks it needs, see
 //!   `Tuning::thunks_per_graph`) and sends it to the fish's origin in a
 //!   SCHEDULE; otherwise the fish goes where the policy says, or home,
-//!   where the engine holds it for the policy's fish delay. A received
+//!   where the engine holds it for a while (Note [Fish delay]). A received
 //!   spark becomes a thread at once (so it cannot bounce on).
 //! * Data: a thread that enters a FetchMe blocks on it, and the PE sends a
 //!   FETCH to the owner, naming the FetchMe by a global address of its own
@@ -134,7 +134,8 @@ impl Pe<'_, '_> {
     fn send(&mut self, to: PeId, m: Message) {
         let mut env = Envelope::new(self.id(), to, m.kind(), m.encode());
         if matches!(m, Message::Fish(f) if f.origin == to) {
-            // An empty fish going home: its PE waits before fishing again.
+            // An empty fish going home: its PE waits before fishing again
+            // (Note [Fish delay]).
             env.hold = self.policy.fish_delay();
         }
         self.send_envelope(env);
@@ -200,7 +201,7 @@ impl Pe<'_, '_> {
         }
         match h_kind(h) {
             kind::BLACKHOLE | kind::RBH | kind::INPORT => {
-                self.heap.mem[p.0 as usize + 1] = 1;
+                self.heap.set_waiters(p);
                 self.gum.blocked.push(BlockedFetch { node: p, ..f });
             }
             kind::FETCHME => {
@@ -413,7 +414,7 @@ impl Pe<'_, '_> {
         if h_kind(self.heap.mem[i]) != kind::RBH {
             return Ok(());
         }
-        let waiters = self.heap.mem[i + 1] != 0;
+        let waiters = self.heap.waiters(p);
         let size = crate::machine::heap::h_size(self.heap.mem[i]) as u32;
         let known = self.ga.arrive(new, w).map_err(internal)?;
         match known {
@@ -501,7 +502,8 @@ impl Pe<'_, '_> {
                 weight,
                 graph,
             } => {
-                // (Unpacking may collect: look the FetchMe up afterwards.)
+                // (Unpacking may collect: look the FetchMe up afterwards,
+                // Note [GC safety].)
                 let u = self.unpack_graph(&graph)?;
                 if !self.answered(reply, weight, u.root) {
                     return Err(internal("a RESUME for a freed address"));

@@ -18,8 +18,8 @@ pub struct Envelope {
     /// the sim engine, wall since the start elsewhere); the driver sets it.
     pub sent_at: f64,
     pub kind: Kind,
-    /// Held back this long after it arrives (GUM's fish delay); the
-    /// engine honours it without holding up the link.
+    /// Held back this long after it arrives (Note [Fish delay] in
+    /// `parallel/policy/mod.rs`).
     pub hold: Duration,
     pub payload: Vec<u8>,
     /// Data for the receiver's load policy; empty for `gum`.

@@ -12,7 +12,7 @@
 //! * before a message that does not fit in what is left of the packet, and
 //!   right after a message when no further one could fit (full); a message
 //!   larger than a packet, or one the engine is to hold back on arrival
-//!   (GUM's fish delay), travels alone;
+//!   (Note [Fish delay]), travels alone;
 //! * with an urgent message: every kind but HEAD (`Kind::urgent`), so GUM's
 //!   and the control traffic leave at once, as they did before this layer;
 //! * when its oldest message has waited the chunk timeout (the driver
