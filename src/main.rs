@@ -398,8 +398,8 @@ impl MachineOpts {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "main".into());
         let engine = match self.engine {
-            EngineOpt::Threads => gph_runtime::Engine::Threads,
-            EngineOpt::Sim => gph_runtime::Engine::Sim,
+            EngineOpt::Threads => gph_runtime::EngineKind::Threads,
+            EngineOpt::Sim => gph_runtime::EngineKind::Sim,
         };
         let grid = match &self.grid {
             Some(path) => {

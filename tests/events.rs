@@ -4,7 +4,7 @@
 
 use gph_runtime::obs::stats::PeStats;
 use gph_runtime::obs::Recording;
-use gph_runtime::{Config, Engine, Exit, Tuning};
+use gph_runtime::{Config, EngineKind, Exit, Tuning};
 use gph_syntax::SourceFile;
 
 fn program(path: &str) -> gph_runtime::code::Program {
@@ -52,7 +52,11 @@ fn recount(path: &str, config: Config) -> (Vec<PeStats>, Vec<PeStats>) {
 
 #[test]
 fn statistics_are_counted_from_the_events() {
-    for (engine, pes) in [(Engine::Sim, 4), (Engine::Sim, 1), (Engine::Threads, 2)] {
+    for (engine, pes) in [
+        (EngineKind::Sim, 4),
+        (EngineKind::Sim, 1),
+        (EngineKind::Threads, 2),
+    ] {
         let config = Config {
             engine,
             pes,
@@ -81,10 +85,10 @@ fn no_pe_and_self_pe_are_the_real_ones() {
     );
     let p = p.unwrap_or_else(|| panic!("{d:?}"));
     for (engine, pes) in [
-        (Engine::Sim, 1),
-        (Engine::Sim, 7),
-        (Engine::Threads, 1),
-        (Engine::Threads, 3),
+        (EngineKind::Sim, 1),
+        (EngineKind::Sim, 7),
+        (EngineKind::Threads, 1),
+        (EngineKind::Threads, 3),
     ] {
         let config = Config {
             engine,

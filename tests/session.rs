@@ -19,7 +19,7 @@ fn compile(text: &str) -> gph_runtime::code::Program {
 fn config() -> Config {
     Config {
         pes: 1,
-        engine: gph_runtime::Engine::Sim,
+        engine: gph_runtime::EngineKind::Sim,
         heap_limit: 1 << 30,
         ..Default::default()
     }

@@ -40,7 +40,7 @@ pub struct Config {
     pub interrupt: Option<Arc<AtomicBool>>,
     /// How many PEs (ignored when there is a grid).
     pub pes: usize,
-    pub engine: Engine,
+    pub engine: EngineKind,
     /// The simulated machine (sim engine).
     pub grid: Option<grid::Grid>,
     /// Seeds the PEs' random choices (whom to fish).
@@ -65,20 +65,21 @@ pub struct Config {
     pub record: Option<Arc<dyn obs::Sink>>,
 }
 
-/// How the PEs run (docs/design.md "Engines").
+/// Which engine runs the PEs (docs/design.md "Engines"; the trait they
+/// implement is `engine::Engine`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
+pub enum EngineKind {
     /// One OS thread per PE.
     Threads,
     /// All PEs in one OS thread, in virtual time.
     Sim,
 }
 
-impl Engine {
+impl EngineKind {
     pub fn name(self) -> &'static str {
         match self {
-            Engine::Threads => "threads",
-            Engine::Sim => "sim",
+            EngineKind::Threads => "threads",
+            EngineKind::Sim => "sim",
         }
     }
 }
@@ -92,7 +93,7 @@ impl Default for Config {
             gc_stress: false,
             interrupt: None,
             pes: 1,
-            engine: Engine::Threads,
+            engine: EngineKind::Threads,
             grid: None,
             seed: 0,
             thread_limit: None,
@@ -223,7 +224,7 @@ pub(crate) fn run(
     let engine = config.engine;
     let mut per_pe = Vec::new();
     let result = match engine {
-        Engine::Sim => {
+        EngineKind::Sim => {
             let grid = match &config.grid {
                 Some(g) => g.clone(),
                 None => match grid::Grid::uniform(n) {
@@ -254,7 +255,7 @@ pub(crate) fn run(
             pe0 = pes.swap_remove(0);
             r
         }
-        Engine::Threads => {
+        EngineKind::Threads => {
             let (r, all) = threads::run(&setup, &mut pe0, pe_stats);
             per_pe = all;
             r

@@ -17,7 +17,7 @@ use gph_runtime::parallel::ids::PeId;
 use gph_runtime::parallel::pack;
 use gph_runtime::parallel::policy::gum::FISH_LIFE;
 use gph_runtime::parallel::protocol::envelope::Envelope;
-use gph_runtime::parallel::protocol::Kind;
+use gph_runtime::parallel::protocol::MsgKind;
 
 /// A tiny program: a one-field constructor, a thunk supercombinator, and
 /// a main that uses them.
@@ -145,7 +145,7 @@ fn pump(pes: &mut [Pe]) -> Vec<Sent> {
     log
 }
 
-fn kinds(sent: &[Sent]) -> Vec<Kind> {
+fn kinds(sent: &[Sent]) -> Vec<MsgKind> {
     sent.iter().map(|s| s.msg.kind()).collect()
 }
 
@@ -196,7 +196,7 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     assert!(pes[0].take_outbox().is_empty());
     // Idle again, PE1 fishes again.
     pes[1].step(None).unwrap();
-    assert_eq!(kinds(&take(&mut pes, 1)), vec![Kind::Fish]);
+    assert_eq!(kinds(&take(&mut pes, 1)), vec![MsgKind::Fish]);
     assert_eq!(pes[1].stats().fish_sent, 2);
 }
 
@@ -265,7 +265,7 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     assert_eq!(pes[1].blocked_threads(), 1);
     let out = take(&mut pes, 1);
     assert_eq!(out.len(), 2, "{out:?}");
-    assert_eq!(out[1].msg.kind(), Kind::Fish, "{out:?}");
+    assert_eq!(out[1].msg.kind(), MsgKind::Fish, "{out:?}");
     assert_eq!(out[0].to, 0);
     let Message::Fetch { target, reply, .. } = out[0].msg else {
         panic!("not a FETCH: {:?}", out[0])
@@ -281,7 +281,7 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     assert_eq!(pes[0].step(None).unwrap(), Step::Idle);
     let quiet = take(&mut pes, 0);
     assert!(
-        quiet.iter().all(|s| s.msg.kind() == Kind::Fish),
+        quiet.iter().all(|s| s.msg.kind() == MsgKind::Fish),
         "answered before the update: {quiet:?}"
     );
     pes[0].gc(&mut Thread::empty(), 0).unwrap();
@@ -300,7 +300,7 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     let out = take(&mut pes, 0);
     let resumes: Vec<&Sent> = out
         .iter()
-        .filter(|s| s.msg.kind() == Kind::Resume)
+        .filter(|s| s.msg.kind() == MsgKind::Resume)
         .collect();
     assert_eq!(resumes.len(), 1, "{out:?}");
     assert_eq!(resumes[0].to, 1);
@@ -330,7 +330,7 @@ fn a_fetch_that_finds_a_black_hole_waits_and_is_answered_on_update() {
     pes[1].gc(&mut Thread::empty(), 0).unwrap();
     assert_eq!(pes[1].ga().remote_count(), 0);
     let frees = take(&mut pes, 1);
-    assert_eq!(kinds(&frees), vec![Kind::Free]);
+    assert_eq!(kinds(&frees), vec![MsgKind::Free]);
     deliver(&mut pes, &frees[0]);
     assert_eq!(pes[0].ga().owned_count(), 0);
 }
@@ -463,7 +463,7 @@ fn weight_is_conserved_through_a_round_trip() {
     assert_eq!(weight_everywhere(&pes, ga, &flying), WHOLE.0);
     pes[2].gc(&mut Thread::empty(), 0).unwrap();
     flying.extend(take(&mut pes, 2));
-    assert_eq!(kinds(&flying), vec![Kind::Free, Kind::Free]);
+    assert_eq!(kinds(&flying), vec![MsgKind::Free, MsgKind::Free]);
     assert_eq!(pes[1].ga().remote_count() + pes[2].ga().remote_count(), 0);
     assert_eq!(weight_everywhere(&pes, ga, &flying), WHOLE.0);
 

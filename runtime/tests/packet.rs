@@ -13,7 +13,7 @@ use gph_runtime::machine::load::load;
 use gph_runtime::parallel::ids::PeId;
 use gph_runtime::parallel::policy::Sched;
 use gph_runtime::parallel::protocol::envelope::Envelope;
-use gph_runtime::parallel::protocol::{codec, Kind};
+use gph_runtime::parallel::protocol::{codec, MsgKind};
 use gph_runtime::PeStats;
 use std::time::Duration;
 
@@ -60,8 +60,8 @@ fn run_holding_a_head(chunk_timeout: Duration) -> (Vec<PeStats>, bool) {
     let head = Envelope::new(
         PeId(1),
         PeId(0),
-        Kind::Head,
-        codec::Writer::new(Kind::Head).word(7).finish(),
+        MsgKind::Head,
+        codec::Writer::new(MsgKind::Head).word(7).finish(),
     );
     pes[1].send_envelope(head);
     let (r, _) = sim::run(&mut pes, &Grid::uniform(2).unwrap(), main);

@@ -22,7 +22,7 @@ use crate::parallel::ga::GaTable;
 use crate::parallel::ids::PeId;
 use crate::parallel::pack;
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 use std::time::{Duration, Instant};
 
 /// What was measured, in seconds.
@@ -109,7 +109,7 @@ pub fn message_costs() -> MessageCosts {
             let g = pack::pack(&mut from, &mut ga, &[], root, pack::Moves::NONE, 1 << 20);
             let mut bytes = Vec::new();
             pack::write_graph(&g, &mut bytes);
-            let env = Envelope::new(PeId(0), PeId(1), Kind::Resume, bytes);
+            let env = Envelope::new(PeId(0), PeId(1), MsgKind::Resume, bytes);
             let _ = tx.send(env);
             let _ = rx.try_recv();
         });
@@ -117,7 +117,7 @@ pub fn message_costs() -> MessageCosts {
         let mut ga_to = GaTable::new(PeId(1));
         let mut raised = Vec::new();
         let t_receive = median_time(9, reps, || {
-            let env = Envelope::new(PeId(0), PeId(1), Kind::Resume, wire.clone());
+            let env = Envelope::new(PeId(0), PeId(1), MsgKind::Resume, wire.clone());
             let _ = tx.send(env);
             let env = rx.try_recv().expect("a message");
             let mut rest = &env.payload[..];

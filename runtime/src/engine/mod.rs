@@ -42,7 +42,7 @@ use crate::machine::scheduler::Step;
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::control::Control;
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::{internal, packet, Kind};
+use crate::parallel::protocol::{internal, packet, MsgKind};
 use crate::Config;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -228,7 +228,7 @@ impl Driver<'_> {
                 Next::Deliver(env) => {
                     let p = eng.local(env.to);
                     let packet = match env.kind {
-                        Kind::Packet => Some(packet::unbundle(&env).map_err(internal)?),
+                        MsgKind::Packet => Some(packet::unbundle(&env).map_err(internal)?),
                         _ => None,
                     };
                     let brings_work = match &packet {
@@ -387,7 +387,7 @@ impl Driver<'_> {
         // (an interrupt seen while receiving it).
         while !pes[0].finished() {
             match eng.next(pes) {
-                Next::Deliver(env) if env.kind == Kind::Finish => return,
+                Next::Deliver(env) if env.kind == MsgKind::Finish => return,
                 Next::Deliver(_) => {}
                 Next::Nothing => return,
                 Next::Step(_) | Next::Wait => eng.wait(pes),

@@ -9,7 +9,7 @@
 
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::packet::Flush;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
@@ -74,7 +74,7 @@ pub enum Event {
     /// messages (from 1).
     Send {
         to: PeId,
-        kind: Kind,
+        kind: MsgKind,
         bytes: u64,
         id: u64,
     },
@@ -82,7 +82,7 @@ pub enum Event {
     /// its `Send` had (0: a message sent without one, FINISH or FAIL).
     Receive {
         from: PeId,
-        kind: Kind,
+        kind: MsgKind,
         bytes: u64,
         id: u64,
     },

@@ -42,7 +42,7 @@ use super::event::{Event, StopWhy};
 use super::out::{nanos, Appender, RunInfo};
 use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -161,31 +161,31 @@ fn stop_status(why: StopWhy) -> u16 {
 }
 
 /// A message kind as Eden's opcode.
-fn message_tag(kind: Kind) -> u8 {
+fn message_tag(kind: MsgKind) -> u8 {
     match kind {
-        Kind::Finish => TAG_FINISH,
-        Kind::Fail => TAG_FAIL,
-        Kind::Create => TAG_RFORK,
-        Kind::Split | Kind::Value => TAG_DATA,
-        Kind::Head => TAG_HEAD,
-        Kind::Terminate => TAG_TERMINATE,
+        MsgKind::Finish => TAG_FINISH,
+        MsgKind::Fail => TAG_FAIL,
+        MsgKind::Create => TAG_RFORK,
+        MsgKind::Split | MsgKind::Value => TAG_DATA,
+        MsgKind::Head => TAG_HEAD,
+        MsgKind::Terminate => TAG_TERMINATE,
         // A packet is Eden's PACKET, and so are GUM's kinds: ghc-events
         // knows no GUM opcode (nor gph's CREDIT and PESTATIC).
-        Kind::Packet
-        | Kind::Fish
-        | Kind::Schedule
-        | Kind::Fetch
-        | Kind::Resume
-        | Kind::Ack
-        | Kind::Free
-        | Kind::Credit
-        | Kind::PeStatic => TAG_PACKET,
+        MsgKind::Packet
+        | MsgKind::Fish
+        | MsgKind::Schedule
+        | MsgKind::Fetch
+        | MsgKind::Resume
+        | MsgKind::Ack
+        | MsgKind::Free
+        | MsgKind::Credit
+        | MsgKind::PeStatic => TAG_PACKET,
     }
 }
 
 /// The kind's number (the port field).
-fn kind_number(kind: Kind) -> u32 {
-    Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u32
+fn kind_number(kind: MsgKind) -> u32 {
+    MsgKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u32
 }
 
 /// The bytes of an eventlog being written.

@@ -13,7 +13,7 @@
 use crate::parallel::eden::Chan;
 use crate::parallel::pack::PackedGraph;
 use crate::parallel::protocol::codec::{Reader, Writer};
-use crate::parallel::protocol::{Kind, Protocol};
+use crate::parallel::protocol::{MsgKind, Protocol};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -49,14 +49,14 @@ pub enum Message {
 }
 
 impl Message {
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> MsgKind {
         match self {
-            Message::Create { .. } => Kind::Create,
-            Message::Split { .. } => Kind::Split,
-            Message::Head { .. } => Kind::Head,
-            Message::Value { .. } => Kind::Value,
-            Message::Terminate { .. } => Kind::Terminate,
-            Message::Credit { .. } => Kind::Credit,
+            Message::Create { .. } => MsgKind::Create,
+            Message::Split { .. } => MsgKind::Split,
+            Message::Head { .. } => MsgKind::Head,
+            Message::Value { .. } => MsgKind::Value,
+            Message::Terminate { .. } => MsgKind::Terminate,
+            Message::Credit { .. } => MsgKind::Credit,
         }
     }
 
@@ -120,7 +120,7 @@ impl Message {
             n: r.word32()?,
             comp: u8::try_from(r.word()?).map_err(|_| "a channel's component over 255")?,
         };
-        if kind == Kind::Create {
+        if kind == MsgKind::Create {
             return Ok(Message::Create {
                 input: chan,
                 graph: r.graph()?,
@@ -129,28 +129,28 @@ impl Message {
         // Every other message names its sending thread.
         let thread = r.word32()?;
         let m = match kind {
-            Kind::Split => Message::Split {
+            MsgKind::Split => Message::Split {
                 chan,
                 thread,
                 con: r.word32()?,
                 arity: r.word32()?,
             },
-            Kind::Head => Message::Head {
+            MsgKind::Head => Message::Head {
                 chan,
                 thread,
                 graph: r.graph()?,
             },
-            Kind::Value => Message::Value {
+            MsgKind::Value => Message::Value {
                 chan,
                 thread,
                 graph: r.graph()?,
             },
-            Kind::Credit => Message::Credit {
+            MsgKind::Credit => Message::Credit {
                 chan,
                 thread,
                 n: r.word32()?,
             },
-            Kind::Terminate => Message::Terminate { chan, thread },
+            MsgKind::Terminate => Message::Terminate { chan, thread },
             _ => unreachable!("{} is CREATE or not Eden's", kind.name()),
         };
         r.end()?;
@@ -218,17 +218,17 @@ mod tests {
     #[test]
     fn truncated_messages_are_errors() {
         for k in [
-            Kind::Create,
-            Kind::Split,
-            Kind::Head,
-            Kind::Value,
-            Kind::Terminate,
-            Kind::Credit,
+            MsgKind::Create,
+            MsgKind::Split,
+            MsgKind::Head,
+            MsgKind::Value,
+            MsgKind::Terminate,
+            MsgKind::Credit,
         ] {
             let bytes = [k as u8];
             assert!(Message::read(&mut Reader::open(&bytes).unwrap()).is_err());
         }
-        let fish = [Kind::Fish as u8, 0, 0];
+        let fish = [MsgKind::Fish as u8, 0, 0];
         assert!(Message::read(&mut Reader::open(&fish).unwrap()).is_err());
     }
 }

@@ -15,7 +15,7 @@ use crate::parallel::ga::{GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
 use crate::parallel::pack::PackedGraph;
 use crate::parallel::protocol::codec::{Reader, Writer};
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 
 /// A request for work, from `origin`, `age` hops old.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,14 +74,14 @@ fn take_ga(r: &mut Reader) -> Result<GlobalAddr, String> {
 }
 
 impl Message {
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> MsgKind {
         match self {
-            Message::Fish(_) => Kind::Fish,
-            Message::Schedule { .. } => Kind::Schedule,
-            Message::Fetch { .. } => Kind::Fetch,
-            Message::Resume { .. } => Kind::Resume,
-            Message::Ack { .. } => Kind::Ack,
-            Message::Free { .. } => Kind::Free,
+            Message::Fish(_) => MsgKind::Fish,
+            Message::Schedule { .. } => MsgKind::Schedule,
+            Message::Fetch { .. } => MsgKind::Fetch,
+            Message::Resume { .. } => MsgKind::Resume,
+            Message::Ack { .. } => MsgKind::Ack,
+            Message::Free { .. } => MsgKind::Free,
         }
     }
 
@@ -141,35 +141,35 @@ impl Message {
     /// The GUM message `r` holds (its kind already read).
     pub fn read(r: &mut Reader) -> Result<Message, String> {
         let m = match r.kind() {
-            Kind::Fish => Message::Fish(Fish {
+            MsgKind::Fish => Message::Fish(Fish {
                 origin: r.pe()?,
                 age: r.word32()?,
                 threads: r.word32()?,
                 early: r.word32()? != 0,
             }),
-            Kind::Schedule => {
+            MsgKind::Schedule => {
                 let mut more = r.graphs()?;
                 let graph = more.remove(0);
                 Message::Schedule { graph, more }
             }
-            Kind::Fetch => Message::Fetch {
+            MsgKind::Fetch => Message::Fetch {
                 target: take_ga(r)?,
                 reply: take_ga(r)?,
                 weight: Weight(r.word()?),
             },
-            Kind::Resume => Message::Resume {
+            MsgKind::Resume => Message::Resume {
                 reply: r.word32()?,
                 weight: Weight(r.word()?),
                 graph: r.graph()?,
             },
-            Kind::Ack => {
+            MsgKind::Ack => {
                 let mut moved = Vec::new();
                 while !r.at_end() {
                     moved.push((r.word32()?, take_ga(r)?, Weight(r.word()?)));
                 }
                 Message::Ack { moved }
             }
-            Kind::Free => {
+            MsgKind::Free => {
                 let mut weights = Vec::new();
                 while !r.at_end() {
                     weights.push((r.word32()?, Weight(r.word()?)));

@@ -1,7 +1,10 @@
 //! A PE among others: GUM's protocol (docs/design.md "Many PEs"; the messages
 //! are in `message`). The engines move the bytes and `protocol::dispatch`
 //! hands GUM's messages here; this module decides what a PE sends and what
-//! it does with what it receives.
+//! it does with what it receives. "GUM" here is the protocol, which every
+//! load policy speaks: `--sched gum` (`policy::gum`, GUM's random
+//! fishing) and `--sched gum2` (`policy::gum2`, Grid-GUM2's) differ only in
+//! the choices `parallel::policy` makes.
 //!
 //! * Work: an idle PE sends a FISH to the PE its load policy names
 //!   (`parallel::policy`; `gum`: a random one). A PE with a spark to spare

@@ -1,5 +1,7 @@
-//! GUM's load policy: fish a random PE; forward a fish that found nothing
-//! to another random PE, and send it home after `FISH_LIFE` hops; answer
+//! GUM's load policy (`--sched gum`; the protocol itself is
+//! `parallel::gum`, which both policies speak): fish a random PE; forward a
+//! fish that found nothing to another random PE, and send it home after
+//! `FISH_LIFE` hops; answer
 //! with one spark, the oldest one that does not need a black hole of
 //! this PE, but keep the last one when there is nothing else to do, and
 //! keep them all from a fisher that holds as many threads as this PE

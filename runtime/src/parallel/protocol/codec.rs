@@ -12,7 +12,7 @@
 
 use crate::parallel::ids::PeId;
 use crate::parallel::pack::{self, PackedGraph};
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 
 /// Writes a message: its kind first, then what the protocol adds.
 pub struct Writer {
@@ -20,7 +20,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn new(kind: Kind) -> Writer {
+    pub fn new(kind: MsgKind) -> Writer {
         let mut w = Writer { out: Vec::new() };
         w.word(kind as u64);
         w
@@ -70,7 +70,7 @@ pub fn take_word(bytes: &mut &[u8]) -> Option<u64> {
 /// Reads a message: its kind on opening, then the fields in order. Every
 /// malformed message is an error that names its kind, never a panic.
 pub struct Reader<'a> {
-    kind: Kind,
+    kind: MsgKind,
     rest: &'a [u8],
 }
 
@@ -81,12 +81,12 @@ impl<'a> Reader<'a> {
             take_word(&mut rest).ok_or_else(|| format!("a message of {} bytes", bytes.len()))?;
         let kind = *usize::try_from(k)
             .ok()
-            .and_then(|k| Kind::ALL.get(k))
+            .and_then(|k| MsgKind::ALL.get(k))
             .ok_or_else(|| format!("unknown message kind {k}"))?;
         Ok(Reader { kind, rest })
     }
 
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> MsgKind {
         self.kind
     }
 

@@ -7,7 +7,7 @@ use crate::machine::pe::{Pe, Stop};
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::codec::{Reader, Writer};
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
@@ -22,11 +22,11 @@ pub enum Control {
 }
 
 impl Control {
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> MsgKind {
         match self {
-            Control::Finish => Kind::Finish,
-            Control::Fail { .. } => Kind::Fail,
-            Control::PeStatic { .. } => Kind::PeStatic,
+            Control::Finish => MsgKind::Finish,
+            Control::Fail { .. } => MsgKind::Fail,
+            Control::PeStatic { .. } => MsgKind::PeStatic,
         }
     }
 
@@ -48,9 +48,9 @@ impl Control {
     /// The control message `r` holds (its kind already read).
     pub fn read(r: &mut Reader) -> Result<Control, String> {
         let m = match r.kind() {
-            Kind::Finish => Control::Finish,
-            Kind::Fail => Control::Fail { message: r.text()? },
-            Kind::PeStatic => Control::PeStatic {
+            MsgKind::Finish => Control::Finish,
+            MsgKind::Fail => Control::Fail { message: r.text()? },
+            MsgKind::PeStatic => Control::PeStatic {
                 speed_millionths: r.word()?,
             },
             k => return Err(format!("{} is not a control message", k.name())),

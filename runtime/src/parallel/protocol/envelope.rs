@@ -7,7 +7,7 @@
 //! piggyback count as bytes sent.
 
 use crate::parallel::ids::PeId;
-use crate::parallel::protocol::Kind;
+use crate::parallel::protocol::MsgKind;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,7 +17,7 @@ pub struct Envelope {
     /// The sender's clock when the message left, in seconds (virtual on
     /// the sim engine, wall since the start elsewhere); the driver sets it.
     pub sent_at: f64,
-    pub kind: Kind,
+    pub kind: MsgKind,
     /// Held back this long after it arrives (Note [Fish delay] in
     /// `parallel/policy/mod.rs`).
     pub hold: Duration,
@@ -33,7 +33,7 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    pub fn new(from: PeId, to: PeId, kind: Kind, payload: Vec<u8>) -> Envelope {
+    pub fn new(from: PeId, to: PeId, kind: MsgKind, payload: Vec<u8>) -> Envelope {
         Envelope {
             from,
             to,

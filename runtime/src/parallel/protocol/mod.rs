@@ -1,7 +1,7 @@
 //! How messages travel between PEs and reach their protocol.
 //!
 //! Every message is an [`envelope::Envelope`] whose payload starts with a
-//! kind ([`Kind`], the same numbering for every protocol) followed by the
+//! kind ([`MsgKind`], the same numbering for every protocol) followed by the
 //! message's fields, numbers in LEB128 and packed graphs in their dense
 //! form (`codec`). `dispatch` is the one
 //! place that knows every kind: it hands each message to its protocol:
@@ -40,7 +40,7 @@ pub enum Protocol {
 
 /// Message kinds: the first word of every message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
+pub enum MsgKind {
     Fish,
     Schedule,
     Fetch,
@@ -68,39 +68,42 @@ pub enum Kind {
     PeStatic,
 }
 
-impl Kind {
-    pub const ALL: [Kind; 16] = [
-        Kind::Fish,
-        Kind::Schedule,
-        Kind::Fetch,
-        Kind::Resume,
-        Kind::Ack,
-        Kind::Free,
-        Kind::Finish,
-        Kind::Fail,
-        Kind::Create,
-        Kind::Split,
-        Kind::Head,
-        Kind::Value,
-        Kind::Terminate,
-        Kind::Packet,
-        Kind::Credit,
-        Kind::PeStatic,
+impl MsgKind {
+    pub const ALL: [MsgKind; 16] = [
+        MsgKind::Fish,
+        MsgKind::Schedule,
+        MsgKind::Fetch,
+        MsgKind::Resume,
+        MsgKind::Ack,
+        MsgKind::Free,
+        MsgKind::Finish,
+        MsgKind::Fail,
+        MsgKind::Create,
+        MsgKind::Split,
+        MsgKind::Head,
+        MsgKind::Value,
+        MsgKind::Terminate,
+        MsgKind::Packet,
+        MsgKind::Credit,
+        MsgKind::PeStatic,
     ];
 
     pub fn protocol(self) -> Protocol {
         match self {
-            Kind::Fish | Kind::Schedule | Kind::Fetch | Kind::Resume | Kind::Ack | Kind::Free => {
-                Protocol::Gum
-            }
-            Kind::Finish | Kind::Fail | Kind::PeStatic => Protocol::Control,
-            Kind::Create
-            | Kind::Split
-            | Kind::Head
-            | Kind::Value
-            | Kind::Terminate
-            | Kind::Credit => Protocol::Eden,
-            Kind::Packet => Protocol::Transport,
+            MsgKind::Fish
+            | MsgKind::Schedule
+            | MsgKind::Fetch
+            | MsgKind::Resume
+            | MsgKind::Ack
+            | MsgKind::Free => Protocol::Gum,
+            MsgKind::Finish | MsgKind::Fail | MsgKind::PeStatic => Protocol::Control,
+            MsgKind::Create
+            | MsgKind::Split
+            | MsgKind::Head
+            | MsgKind::Value
+            | MsgKind::Terminate
+            | MsgKind::Credit => Protocol::Eden,
+            MsgKind::Packet => Protocol::Transport,
         }
     }
 
@@ -109,34 +112,34 @@ impl Kind {
     /// company: holding anything else back would slow the run down, and a
     /// VALUE is the last message of its channel (the paper, section 3.2).
     pub fn urgent(self) -> bool {
-        self != Kind::Head
+        self != MsgKind::Head
     }
 
     /// Whether messages of this kind only look for work: a quiescent PE
     /// has none to give, so they alone do not keep a run alive (the
     /// driver's deadlock test, engine/mod.rs).
     pub fn looks_for_work(self) -> bool {
-        self == Kind::Fish
+        self == MsgKind::Fish
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Fish => "FISH",
-            Kind::Schedule => "SCHEDULE",
-            Kind::Fetch => "FETCH",
-            Kind::Resume => "RESUME",
-            Kind::Ack => "ACK",
-            Kind::Free => "FREE",
-            Kind::Finish => "FINISH",
-            Kind::Fail => "FAIL",
-            Kind::Create => "CREATE",
-            Kind::Split => "SPLIT",
-            Kind::Head => "HEAD",
-            Kind::Value => "VALUE",
-            Kind::Terminate => "TERMINATE",
-            Kind::Packet => "PACKET",
-            Kind::Credit => "CREDIT",
-            Kind::PeStatic => "PESTATIC",
+            MsgKind::Fish => "FISH",
+            MsgKind::Schedule => "SCHEDULE",
+            MsgKind::Fetch => "FETCH",
+            MsgKind::Resume => "RESUME",
+            MsgKind::Ack => "ACK",
+            MsgKind::Free => "FREE",
+            MsgKind::Finish => "FINISH",
+            MsgKind::Fail => "FAIL",
+            MsgKind::Create => "CREATE",
+            MsgKind::Split => "SPLIT",
+            MsgKind::Head => "HEAD",
+            MsgKind::Value => "VALUE",
+            MsgKind::Terminate => "TERMINATE",
+            MsgKind::Packet => "PACKET",
+            MsgKind::Credit => "CREDIT",
+            MsgKind::PeStatic => "PESTATIC",
         }
     }
 }

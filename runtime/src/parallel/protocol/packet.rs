@@ -13,7 +13,7 @@
 //!   right after a message when no further one could fit (full); a message
 //!   larger than a packet, or one the engine is to hold back on arrival
 //!   (Note [Fish delay]), travels alone;
-//! * with an urgent message: every kind but HEAD (`Kind::urgent`), so GUM's
+//! * with an urgent message: every kind but HEAD (`MsgKind::urgent`), so GUM's
 //!   and the control traffic leave at once, as they did before this layer;
 //! * when its oldest message has waited the chunk timeout (the driver
 //!   looks each time round its loop);
@@ -36,7 +36,7 @@
 
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::envelope::Envelope;
-use crate::parallel::protocol::{codec, Kind};
+use crate::parallel::protocol::{codec, MsgKind};
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -281,7 +281,7 @@ pub fn bundle(messages: &[Envelope]) -> Envelope {
             .map(|m| entry_bytes(m) + m.size())
             .sum::<usize>();
     let mut out = Vec::with_capacity(bytes);
-    out.push(Kind::Packet as u8);
+    out.push(MsgKind::Packet as u8);
     out.extend_from_slice(&(messages.len() as u32).to_le_bytes());
     for m in messages {
         codec::put_word(&mut out, m.kind as u64);
@@ -291,7 +291,7 @@ pub fn bundle(messages: &[Envelope]) -> Envelope {
         out.extend_from_slice(&m.piggyback);
     }
     let first = &messages[0];
-    let mut env = Envelope::new(first.from, first.to, Kind::Packet, out);
+    let mut env = Envelope::new(first.from, first.to, MsgKind::Packet, out);
     env.carried = messages.iter().map(|m| m.id).collect();
     env
 }
@@ -305,7 +305,7 @@ pub fn unbundle(packet: &Envelope) -> Result<Vec<Envelope>, String> {
         at: 0,
     };
     let k = r.bytes(1)?[0];
-    if k != Kind::Packet as u8 {
+    if k != MsgKind::Packet as u8 {
         return Err(format!("a packet of kind {k}"));
     }
     let n = u32::from_le_bytes(r.bytes(4)?.try_into().unwrap_or_default()) as usize;
@@ -320,10 +320,10 @@ pub fn unbundle(packet: &Envelope) -> Result<Vec<Envelope>, String> {
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let k = r.word()?;
-        let kind = *Kind::ALL
+        let kind = *MsgKind::ALL
             .get(k)
             .ok_or_else(|| format!("message {i} of a packet has kind {k}"))?;
-        if kind == Kind::Packet {
+        if kind == MsgKind::Packet {
             return Err(format!("message {i} of a packet is a packet"));
         }
         let (len, extra) = (r.word()?, r.word()?);
@@ -423,7 +423,7 @@ mod tests {
 
     /// A message of `kind` for PE `to` of `8 * (words + 1)` bytes (the
     /// packet layer does not read its messages), numbered `id`.
-    fn msg(kind: Kind, to: u16, words: usize, id: u64) -> Envelope {
+    fn msg(kind: MsgKind, to: u16, words: usize, id: u64) -> Envelope {
         let mut payload = vec![kind as u8];
         payload.extend((1..8 * (words + 1)).map(|i| (i as u64 * 3 + id) as u8));
         let mut env = Envelope::new(ME, PeId(to), kind, payload);
@@ -432,7 +432,7 @@ mod tests {
     }
 
     fn head(to: u16, words: usize, id: u64) -> Envelope {
-        msg(Kind::Head, to, words, id)
+        msg(MsgKind::Head, to, words, id)
     }
 
     /// Buffers of packets of `packet_size` bytes, timing out after a
@@ -449,7 +449,7 @@ mod tests {
     fn left(b: &mut SendBuffers) -> Vec<(u16, usize, Flush, Vec<u64>)> {
         b.drain()
             .map(|o| {
-                let ids = if o.env.kind == Kind::Packet {
+                let ids = if o.env.kind == MsgKind::Packet {
                     unbundle(&o.env).unwrap().iter().map(|m| m.id).collect()
                 } else {
                     vec![o.env.id]
@@ -509,9 +509,9 @@ mod tests {
         let mut b = buffers(DEFAULT_PACKET_SIZE);
         // Alone, an urgent message travels as itself: every message of a
         // run without HEADs.
-        let urgent = Kind::ALL
+        let urgent = MsgKind::ALL
             .into_iter()
-            .filter(|&k| k.urgent() && k != Kind::Packet);
+            .filter(|&k| k.urgent() && k != MsgKind::Packet);
         for (i, kind) in urgent.enumerate() {
             let m = msg(kind, 1, 3, i as u64);
             b.add(m.clone(), 0.0);
@@ -525,7 +525,7 @@ mod tests {
         b.add(head(1, 2, 10), 0.0);
         b.add(head(2, 2, 11), 0.0);
         b.add(head(1, 2, 12), 0.0);
-        b.add(msg(Kind::Fetch, 1, 3, 13), 0.0);
+        b.add(msg(MsgKind::Fetch, 1, 3, 13), 0.0);
         assert_eq!(left(&mut b), vec![(1, 3, Flush::Urgent, vec![10, 12, 13])]);
         assert!(!b.is_empty());
     }
@@ -576,7 +576,7 @@ mod tests {
         });
         b.add(head(1, 2, 1), 0.0);
         b.add(head(1, 2, 2), 0.0);
-        b.add(msg(Kind::Value, 1, 2, 3), 0.0);
+        b.add(msg(MsgKind::Value, 1, 2, 3), 0.0);
         assert_eq!(
             left(&mut b),
             vec![
@@ -605,7 +605,7 @@ mod tests {
         // A held message (a FISH going home) travels alone too: the engine
         // holds its whole envelope back.
         b.add(head(1, 2, 3), 0.0);
-        let mut fish = msg(Kind::Fish, 1, 3, 4);
+        let mut fish = msg(MsgKind::Fish, 1, 3, 4);
         fish.hold = Duration::from_millis(1);
         b.add(fish.clone(), 0.0);
         let out: Vec<Outgoing> = b.drain().collect();
@@ -620,12 +620,12 @@ mod tests {
     fn packet_encoding_round_trips() {
         let mut ms = vec![
             head(5, 0, 7),
-            msg(Kind::Resume, 5, 100, 8),
-            msg(Kind::Finish, 5, 0, 0),
+            msg(MsgKind::Resume, 5, 100, 8),
+            msg(MsgKind::Finish, 5, 0, 0),
         ];
         ms[1].piggyback = vec![1, 2, 3];
         let mut p = bundle(&ms);
-        assert_eq!((p.kind, p.from, p.to), (Kind::Packet, ME, PeId(5)));
+        assert_eq!((p.kind, p.from, p.to), (MsgKind::Packet, ME, PeId(5)));
         let sizes: usize = ms.iter().map(|m| entry_bytes(m) + m.size()).sum();
         assert_eq!(p.size(), HEADER_BYTES + sizes);
         p.sent_at = 0.25;
@@ -637,16 +637,16 @@ mod tests {
 
     #[test]
     fn packet_garbage_is_an_error_not_a_panic() {
-        let good = bundle(&[head(1, 3, 1), msg(Kind::Ack, 1, 2, 2)]);
+        let good = bundle(&[head(1, 3, 1), msg(MsgKind::Ack, 1, 2, 2)]);
         let with = |payload: Vec<u8>| Envelope {
             payload,
             ..good.clone()
         };
-        let packet = |n: u32| [vec![Kind::Packet as u8], n.to_le_bytes().to_vec()].concat();
+        let packet = |n: u32| [vec![MsgKind::Packet as u8], n.to_le_bytes().to_vec()].concat();
         let cases: Vec<(Vec<u8>, &str)> = vec![
             (vec![], "truncated"),
-            (vec![Kind::Packet as u8, 2, 3], "truncated"),
-            (vec![Kind::Head as u8], "a packet of kind"),
+            (vec![MsgKind::Packet as u8, 2, 3], "truncated"),
+            (vec![MsgKind::Head as u8], "a packet of kind"),
             (packet(1), "of 1 messages"),
             (packet(u32::MAX), "messages in"),
             (good.payload[..good.payload.len() - 1].to_vec(), "truncated"),
@@ -660,7 +660,7 @@ mod tests {
         bad_kind[HEADER_BYTES] = 99;
         assert!(unbundle(&with(bad_kind)).unwrap_err().contains("kind 99"));
         let mut nested = good.payload.clone();
-        nested[HEADER_BYTES] = Kind::Packet as u8;
+        nested[HEADER_BYTES] = MsgKind::Packet as u8;
         assert!(unbundle(&with(nested)).unwrap_err().contains("is a packet"));
         // Every truncation and many corruptions: an answer, never a panic.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
