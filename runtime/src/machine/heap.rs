@@ -10,8 +10,9 @@
 //! `info` is the constructor id (CON), the supercombinator id (FUN, PAP,
 //! THUNK), the owner thread (BLACKHOLE), the string index (STR), the index
 //! of a remote reference (FETCHME, MUTREF) or the forwarding address
-//! (FORWARD, during GC only). The collector scans the fields of CON, PAP,
-//! THUNK, ARRAY (an array's elements) and MUTVAR (an IORef's value).
+//! (FORWARD, during GC only). Which payload words are pointers is one
+//! table, `pointer_words`; which kinds are values, `is_value_kind`; which
+//! kinds threads wait on, `has_waiters_flag`.
 //!
 //! Word indices (not Rust pointers) make nodes position independent: the
 //! heap grows by resizing the vector, and a collection is a copy into a
@@ -135,6 +136,36 @@ pub const fn h_size(h: u64) -> usize {
 #[inline(always)]
 pub const fn h_info(h: u64) -> u32 {
     (h >> 32) as u32
+}
+
+/// Which payload words of a node are pointers (the rest are raw words):
+/// all of them for CON, PAP, THUNK, ARRAY and MUTVAR, the first for an
+/// IND, none for any other kind. This is the one table of it: the
+/// collector, packing and the REPL's saved values read it (a test below
+/// gives every kind its row).
+#[inline(always)]
+pub const fn pointer_words(h: u64) -> usize {
+    match h_kind(h) {
+        kind::CON | kind::PAP | kind::THUNK | kind::ARRAY | kind::MUTVAR => h_size(h),
+        kind::IND => 1,
+        _ => 0,
+    }
+}
+
+/// Whether threads can block on a node of kind `k`, which then keeps
+/// the flag of Note [Waiters flag].
+#[inline(always)]
+pub const fn has_waiters_flag(k: u8) -> bool {
+    matches!(
+        k,
+        kind::BLACKHOLE | kind::FETCHME | kind::RBH | kind::INPORT
+    )
+}
+
+/// Whether a node of kind `k` has pointer fields (`pointer_words`).
+#[inline(always)]
+pub const fn has_pointer_fields(k: u8) -> bool {
+    pointer_words(header(k, 1, 0)) > 0
 }
 
 /// Is a node of this kind a value in weak head normal form?
@@ -519,18 +550,9 @@ impl Heap {
             let h = self.mem[s];
             let n = h_size(h);
             self.under_scan = s;
-            match h_kind(h) {
-                kind::CON | kind::PAP | kind::THUNK | kind::ARRAY | kind::MUTVAR => {
-                    for i in s + 1..s + 1 + n {
-                        let q = self.evacuate(Ptr(self.mem[i] as u32));
-                        self.mem[i] = q.0 as u64;
-                    }
-                }
-                kind::IND => {
-                    let q = self.evacuate(Ptr(self.mem[s + 1] as u32));
-                    self.mem[s + 1] = q.0 as u64;
-                }
-                _ => {}
+            for i in s + 1..s + 1 + pointer_words(h) {
+                let q = self.evacuate(Ptr(self.mem[i] as u32));
+                self.mem[i] = q.0 as u64;
             }
             self.scan = s + 1 + n;
         }
@@ -577,6 +599,41 @@ const STRESS_SHARE: usize = 32;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every kind has its row in each property table. A new kind fails here until it is
+    /// given one.
+    #[test]
+    fn every_kind_has_a_row_in_the_property_tables() {
+        use kind::*;
+        #[rustfmt::skip]
+        // (kind, pointer words of a node of size 3, a value, waited on)
+        let rows: [(u8, usize, bool, bool); 21] = [
+            (CON, 3, true, false), (INT, 0, true, false), (DOUBLE, 0, true, false),
+            (CHAR, 0, true, false), (SMALLINT, 0, true, false), (BIGINT, 0, true, false),
+            (FUN, 0, true, false), (PAP, 3, true, false), (THUNK, 3, false, false),
+            (IND, 1, false, false), (BLACKHOLE, 0, false, true), (STR, 0, false, false),
+            (STDIN, 0, false, false), (MUTVAR, 3, true, false), (FORWARD, 0, false, false),
+            (FETCHME, 0, false, true), (RBH, 0, false, true), (RAISE, 0, false, false),
+            (INPORT, 0, false, true), (ARRAY, 3, true, false), (MUTREF, 0, true, false),
+        ];
+        let kinds: Vec<u8> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(
+            kinds,
+            (1..=21).collect::<Vec<u8>>(),
+            "the kinds are 1..=21, each once"
+        );
+        for (k, ptrs, value, waited) in rows {
+            assert_eq!(
+                pointer_words(header(k, 3, 0)),
+                ptrs,
+                "pointer words of kind {k}"
+            );
+            assert_eq!(has_pointer_fields(k), ptrs > 0, "kind {k}");
+            assert_eq!(is_value_kind(k), value, "is kind {k} a value");
+            assert_eq!(has_waiters_flag(k), waited, "is kind {k} waited on");
+        }
+        assert_eq!(pointer_words(header(22, 3, 0)), 0);
+    }
 
     fn heap() -> Heap {
         let mut statics = vec![0u64; 2];

@@ -1,7 +1,7 @@
 //! The scheduler: a PE's round (`Pe::step`), threads made, blocked and
 //! woken, and the test the engines ask (`has_work`, `quiescent`).
 
-use crate::machine::heap::{h_kind, header, kind, Ptr};
+use crate::machine::heap::{h_kind, has_waiters_flag, header, kind, Ptr};
 use crate::machine::pe::{err, Pe, Stop};
 use crate::machine::thread::{Frame, State, Thread};
 use crate::obs::event::{Event, StopWhy};
@@ -83,10 +83,7 @@ impl Pe<'_, '_> {
     pub fn update(&mut self, th: Ptr, v: Ptr) {
         let i = th.0 as usize;
         let mem = &mut self.heap.mem;
-        let waiters = matches!(
-            h_kind(mem[i]),
-            kind::BLACKHOLE | kind::FETCHME | kind::RBH | kind::INPORT
-        ) && mem[i + 1] != 0;
+        let waiters = has_waiters_flag(h_kind(mem[i])) && mem[i + 1] != 0;
         let vh = mem[v.0 as usize];
         match h_kind(vh) {
             kind::INT | kind::DOUBLE | kind::CHAR | kind::SMALLINT => {

@@ -28,7 +28,9 @@
 //! Layout: the entry count, then the entries, each a tag word and its
 //! fields (all 64-bit words).
 
-use crate::machine::heap::{h_kind, h_size, header, is_value_kind, kind, Heap, Ptr};
+use crate::machine::heap::{
+    h_kind, h_size, has_pointer_fields, header, is_value_kind, kind, Heap, Ptr,
+};
 use crate::parallel::ga::{GaTable, GlobalAddr, Weight};
 use crate::parallel::ids::PeId;
 use rustc_hash::FxHashMap;
@@ -360,9 +362,11 @@ fn raise_entry(out: &mut PackedGraph, msg: &[u8]) {
     }));
 }
 
-/// Whether a node of kind `k` has pointer fields (else raw words).
+/// Whether a node of kind `k` has pointer fields (else raw words). Of the
+/// kinds with pointers, MUTVAR and IND never travel as nodes (a MUTREF
+/// goes instead, an IND is passed over).
 fn has_pointers(k: u8) -> bool {
-    matches!(k, kind::CON | kind::PAP | kind::THUNK | kind::ARRAY)
+    has_pointer_fields(k)
 }
 
 // The dense form of a packed graph on the wire (`write_graph`): the entry

@@ -19,7 +19,7 @@
 //! become errors that say the value was lost.
 
 use crate::code::GlobalId;
-use crate::machine::heap::{h_info, h_kind, h_size, header, kind, Heap, Ptr};
+use crate::machine::heap::{h_info, h_kind, h_size, header, kind, pointer_words, Heap, Ptr};
 use crate::machine::load::Loaded;
 use std::collections::{HashMap, HashSet};
 
@@ -51,14 +51,6 @@ fn keepable(k: u8) -> bool {
             | kind::INPORT
             | kind::STDIN
             | kind::FORWARD
-    )
-}
-
-/// Whether the fields of a node of this kind are pointers.
-fn has_pointer_fields(k: u8) -> bool {
-    matches!(
-        k,
-        kind::CON | kind::PAP | kind::THUNK | kind::ARRAY | kind::MUTVAR | kind::IND
     )
 }
 
@@ -135,9 +127,10 @@ impl Saved {
             } else {
                 h
             };
+            let pointers = pointer_words(h);
             for f in 1..=size {
                 let w = self.words[i + f];
-                heap.mem[at + f] = if has_pointer_fields(k) {
+                heap.mem[at + f] = if f <= pointers {
                     decode.ptr(w, l).0 as u64
                 } else {
                     w
@@ -260,10 +253,8 @@ impl Copier<'_> {
                 return false;
             }
             seen.push(q as u32);
-            if has_pointer_fields(k) {
-                for f in 1..=h_size(h) {
-                    todo.push(Ptr(self.heap.mem[q + f] as u32));
-                }
+            for f in 1..=pointer_words(h) {
+                todo.push(Ptr(self.heap.mem[q + f] as u32));
             }
         }
         self.good.extend(seen);
@@ -279,12 +270,10 @@ impl Copier<'_> {
         while i < self.out.words.len() {
             let h = self.out.words[i];
             let n = h_size(h);
-            if has_pointer_fields(h_kind(h)) {
-                for f in i + 1..=i + n {
-                    let w = self.out.words[f];
-                    if w & PENDING != 0 {
-                        self.out.words[f] = self.word(Ptr((w & !PENDING) as u32));
-                    }
+            for f in i + 1..=i + pointer_words(h) {
+                let w = self.out.words[f];
+                if w & PENDING != 0 {
+                    self.out.words[f] = self.word(Ptr((w & !PENDING) as u32));
                 }
             }
             i += n + 1;
@@ -338,13 +327,12 @@ impl Copier<'_> {
             h
         };
         self.out.words.push(h);
+        let pointers = pointer_words(h);
         for f in 1..=n {
             let w = self.heap.mem[q + f];
-            self.out.words.push(if has_pointer_fields(k) {
-                w | PENDING
-            } else {
-                w
-            });
+            self.out
+                .words
+                .push(if f <= pointers { w | PENDING } else { w });
         }
         at
     }
