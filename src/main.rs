@@ -6,6 +6,7 @@ mod repl;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use gph_runtime::parallel::policy::Sched;
+use gph_runtime::EngineKind;
 use gph_syntax::{Diagnostic, SourceFile, SourceMap};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -131,8 +132,8 @@ pub(crate) struct MachineOpts {
     pes: Option<u16>,
     /// How the PEs run: `threads` (one OS thread each, real time) or `sim`
     /// (one OS thread, virtual time, deterministic).
-    #[arg(long, value_enum, default_value = "threads")]
-    engine: EngineOpt,
+    #[arg(long, value_parser = named(&EngineKind::ALL, EngineKind::name), default_value_t = EngineKind::Threads)]
+    engine: EngineKind,
     /// The machine as a grid file (see programs/grids): simulated with
     /// `--engine sim`; emulated on `threads` (slow PEs paced to their
     /// speed, messages between clusters delayed by the link's latency).
@@ -144,8 +145,8 @@ pub(crate) struct MachineOpts {
     /// How PEs share out work: `gum2` (Grid-GUM2: speeds and loads
     /// exchanged, fish the busiest PE for its speed) or `gum` (GUM: fish a
     /// random PE, one spark per fish).
-    #[arg(long, value_enum, default_value_t)]
-    sched: SchedOpt,
+    #[arg(long, value_parser = named(&Sched::ALL, Sched::name), default_value_t)]
+    sched: Sched,
     /// Most live threads per PE (Grid-GUM's thread limitation).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     thread_limit: Option<u32>,
@@ -203,7 +204,7 @@ impl ObserveOpts {
         if self.eventlog.is_none() && self.trace.is_none() && self.profile.is_none() {
             return Ok(None);
         }
-        let mut policy = machine.sched.sched().name().to_string();
+        let mut policy = machine.sched.name().to_string();
         if let Some(n) = machine.thread_limit {
             policy.push_str(&format!(", thread limit {n}"));
         }
@@ -243,35 +244,15 @@ impl ObserveOpts {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum EngineOpt {
-    Threads,
-    Sim,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum SchedOpt {
-    Gum,
-    Gum2,
-}
-
-impl SchedOpt {
-    fn sched(self) -> Sched {
-        match self {
-            SchedOpt::Gum => Sched::Gum,
-            SchedOpt::Gum2 => Sched::Gum2,
-        }
-    }
-}
-
-/// The runtime's default policy, so that the CLI says it in one place.
-impl Default for SchedOpt {
-    fn default() -> SchedOpt {
-        match Sched::default() {
-            Sched::Gum => SchedOpt::Gum,
-            Sched::Gum2 => SchedOpt::Gum2,
-        }
-    }
+/// A parser of the names of a runtime enum (`--engine`, `--sched`): the
+/// runtime's list of them is the one clap offers.
+fn named<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(all.iter().map(|&t| name(t)))
+        .map(move |s| *all.iter().find(|&&t| name(t) == s).expect("a listed name"))
 }
 
 /// Milliseconds (`0.5`, `2`) as a duration.
@@ -340,13 +321,13 @@ impl MachineOpts {
         opt("pes", self.pes.map(|n| n.to_string()));
         opt(
             "engine",
-            matches!(self.engine, EngineOpt::Sim).then(|| "sim".to_string()),
+            (self.engine != EngineKind::Threads).then(|| self.engine.name().to_string()),
         );
         opt("grid", self.grid.clone());
         opt("seed", (self.seed != 0).then(|| self.seed.to_string()));
         opt(
             "sched",
-            (self.sched.sched() != Sched::default()).then(|| self.sched.sched().name().to_string()),
+            (self.sched != Sched::default()).then(|| self.sched.name().to_string()),
         );
         opt("thread-limit", self.thread_limit.map(|n| n.to_string()));
         opt("low-watermark", self.low_watermark.map(|n| n.to_string()));
@@ -368,18 +349,11 @@ impl MachineOpts {
                 format!("{n} PE{} (one per core)", if n == 1 { "" } else { "s" })
             }
         };
-        let engine = match self.engine {
-            EngineOpt::Threads => "threads",
-            EngineOpt::Sim => "sim",
-        };
-        let mut d = format!(
-            "{pes}, engine {engine}, sched {}",
-            self.sched.sched().name()
-        );
+        let mut d = format!("{pes}, engine {}, sched {}", self.engine, self.sched);
         // The rest of the options, as they would be typed.
         let mut rest = self.clone();
         (rest.pes, rest.grid, rest.engine, rest.sched) =
-            (None, None, EngineOpt::Threads, SchedOpt::default());
+            (None, None, EngineKind::Threads, Sched::default());
         let more = rest.to_args();
         if !more.is_empty() {
             d.push_str(", ");
@@ -397,10 +371,6 @@ impl MachineOpts {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "main".into());
-        let engine = match self.engine {
-            EngineOpt::Threads => gph_runtime::EngineKind::Threads,
-            EngineOpt::Sim => gph_runtime::EngineKind::Sim,
-        };
         let grid = match &self.grid {
             Some(path) => {
                 let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
@@ -422,14 +392,14 @@ impl MachineOpts {
             heap_limit: self.heap_limit.unwrap_or_else(default_heap_limit) as usize,
             gc_stress: self.gc_stress,
             pes: self.pes.map_or(cores.min(64), |n| n as usize),
-            engine,
+            engine: self.engine,
             grid,
             seed: self.seed,
             thread_limit: self.thread_limit.map(|n| n as usize),
             low_watermark: self.low_watermark,
             super_schedule: self.super_schedule,
             fish_delay: self.fish_delay,
-            sched: self.sched.sched(),
+            sched: self.sched,
             no_chunking: self.no_chunking,
             packet_size: self.packet_size.map(|b| b as usize),
             chunk_timeout: self.chunk_timeout,

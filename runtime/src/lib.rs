@@ -76,11 +76,20 @@ pub enum EngineKind {
 }
 
 impl EngineKind {
+    /// Every engine, in the order `--engine` lists them.
+    pub const ALL: [EngineKind; 2] = [EngineKind::Threads, EngineKind::Sim];
+
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Threads => "threads",
             EngineKind::Sim => "sim",
         }
+    }
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

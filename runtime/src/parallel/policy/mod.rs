@@ -137,7 +137,16 @@ pub enum Sched {
     Gum2,
 }
 
+impl std::fmt::Display for Sched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Sched {
+    /// Every policy, in the order `--sched` lists them.
+    pub const ALL: [Sched; 2] = [Sched::Gum, Sched::Gum2];
+
     pub fn name(self) -> &'static str {
         match self {
             Sched::Gum => "gum",
