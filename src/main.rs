@@ -113,7 +113,7 @@ impl CompileOpts {
 pub(crate) struct MachineOpts {
     /// The most heap the program may use, e.g. `512M`, `4G` (default: half
     /// of the machine's memory). Running out is the error "heap exhausted".
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = gph_runtime::options::parse_size)]
     heap_limit: Option<u64>,
     /// Print statistics (reductions, allocation, GCs, sparks, time) on stderr
     /// after the run.
@@ -147,34 +147,9 @@ pub(crate) struct MachineOpts {
     /// random PE, one spark per fish).
     #[arg(long, value_parser = named(&Sched::ALL, Sched::name), default_value_t)]
     sched: Sched,
-    /// Most live threads per PE (Grid-GUM's thread limitation).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    thread_limit: Option<u32>,
-    /// A busy PE with fewer sparks than this fishes for more (default: 0
-    /// under gum, fish only when idle; 2 under gum2, scaled by speed).
-    #[arg(long, value_name = "N")]
-    low_watermark: Option<usize>,
-    /// Under gum2, a fast PE of another cluster that fishes gets its fair
-    /// share of the pool at once (Grid-GUM2's super-schedule; off by
-    /// default: it made most of the measured runs slower, docs/parallel.md).
-    #[arg(long)]
-    super_schedule: bool,
-    /// Milliseconds a PE waits after a fish came home empty before it
-    /// sends another (GUM's fish delay; default 1).
-    #[arg(long, value_name = "MS", value_parser = parse_millis)]
-    fish_delay: Option<std::time::Duration>,
-    /// Send every message as a packet of its own (the packet layer gathers
-    /// the stream elements for one PE into packets by default).
-    #[arg(long)]
-    no_chunking: bool,
-    /// The largest packet of gathered messages, in bytes (default 64K); a
-    /// larger message travels alone.
-    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
-    packet_size: Option<u64>,
-    /// Milliseconds a stream element waits at most for others to travel
-    /// with (default 1).
-    #[arg(long, value_name = "MS", value_parser = parse_millis)]
-    chunk_timeout: Option<std::time::Duration>,
+    /// The load policy's and the packet layer's knobs.
+    #[command(flatten)]
+    overrides: gph_runtime::Overrides,
 }
 
 /// What a run records (docs/observe.md): files written as it goes.
@@ -205,27 +180,7 @@ impl ObserveOpts {
             return Ok(None);
         }
         let mut policy = machine.sched.name().to_string();
-        if let Some(n) = machine.thread_limit {
-            policy.push_str(&format!(", thread limit {n}"));
-        }
-        if let Some(n) = machine.low_watermark {
-            policy.push_str(&format!(", low watermark {n}"));
-        }
-        if machine.super_schedule {
-            policy.push_str(", super-schedule");
-        }
-        if let Some(d) = machine.fish_delay {
-            policy.push_str(&format!(", fish delay {} ms", d.as_secs_f64() * 1e3));
-        }
-        if machine.no_chunking {
-            policy.push_str(", no chunking");
-        }
-        if let Some(b) = machine.packet_size {
-            policy.push_str(&format!(", packets of {b} bytes"));
-        }
-        if let Some(d) = machine.chunk_timeout {
-            policy.push_str(&format!(", chunk timeout {} ms", d.as_secs_f64() * 1e3));
-        }
+        machine.overrides.describe(&mut policy);
         let info = gph_runtime::obs::out::RunInfo {
             program,
             args: config.args.clone(),
@@ -253,40 +208,6 @@ fn named<T: Copy + Send + Sync + 'static>(
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(all.iter().map(|&t| name(t)))
         .map(move |s| *all.iter().find(|&&t| name(t) == s).expect("a listed name"))
-}
-
-/// Milliseconds (`0.5`, `2`) as a duration.
-fn parse_millis(s: &str) -> Result<std::time::Duration, String> {
-    match s.trim().parse::<f64>() {
-        Ok(ms) if (0.0..=60_000.0).contains(&ms) => {
-            Ok(std::time::Duration::from_secs_f64(ms / 1000.0))
-        }
-        _ => Err(format!(
-            "`{s}` is not a number of milliseconds from 0 to 60000"
-        )),
-    }
-}
-
-/// `123`, `64K`, `512M`, `4G` (binary units) as bytes.
-fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) => t.split_at(i),
-        None => (t, ""),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size such as 512M or 4G"))?;
-    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches('B') {
-        "" => 1,
-        "K" => 1 << 10,
-        "M" => 1 << 20,
-        "G" => 1 << 30,
-        _ => return Err(format!("`{s}`: the unit must be K, M or G")),
-    };
-    n.checked_mul(scale)
-        .filter(|&b| b > 0)
-        .ok_or_else(|| format!("`{s}` is not a usable size"))
 }
 
 /// Half of the machine's memory (or 8 GiB when it cannot be read).
@@ -329,13 +250,14 @@ impl MachineOpts {
             "sched",
             (self.sched != Sched::default()).then(|| self.sched.name().to_string()),
         );
-        opt("thread-limit", self.thread_limit.map(|n| n.to_string()));
-        opt("low-watermark", self.low_watermark.map(|n| n.to_string()));
-        opt("super-schedule", flag(self.super_schedule));
-        opt("fish-delay", self.fish_delay.as_ref().map(ms));
-        opt("no-chunking", flag(self.no_chunking));
-        opt("packet-size", self.packet_size.map(|b| b.to_string()));
-        opt("chunk-timeout", self.chunk_timeout.as_ref().map(ms));
+        let o = &self.overrides;
+        opt("thread-limit", o.thread_limit.map(|n| n.to_string()));
+        opt("low-watermark", o.low_watermark.map(|n| n.to_string()));
+        opt("super-schedule", flag(o.super_schedule));
+        opt("fish-delay", o.fish_delay.as_ref().map(ms));
+        opt("no-chunking", flag(o.no_chunking));
+        opt("packet-size", o.packet_size.map(|b| b.to_string()));
+        opt("chunk-timeout", o.chunk_timeout.as_ref().map(ms));
         a
     }
 
@@ -395,14 +317,8 @@ impl MachineOpts {
             engine: self.engine,
             grid,
             seed: self.seed,
-            thread_limit: self.thread_limit.map(|n| n as usize),
-            low_watermark: self.low_watermark,
-            super_schedule: self.super_schedule,
-            fish_delay: self.fish_delay,
             sched: self.sched,
-            no_chunking: self.no_chunking,
-            packet_size: self.packet_size.map(|b| b as usize),
-            chunk_timeout: self.chunk_timeout,
+            overrides: self.overrides.clone(),
             ..Default::default()
         })
     }

@@ -10,6 +10,7 @@ pub mod code;
 pub mod engine;
 pub mod machine;
 pub mod obs;
+pub mod options;
 pub mod parallel;
 pub mod session;
 pub mod validate;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use obs::stats::{format_stats, PeStats, Stats};
+pub use options::Overrides;
 pub use pe::Tuning;
 
 /// How to run a program.
@@ -45,22 +47,10 @@ pub struct Config {
     pub grid: Option<grid::Grid>,
     /// Seeds the PEs' random choices (whom to fish).
     pub seed: u64,
-    /// Most live threads per PE.
-    pub thread_limit: Option<usize>,
-    /// Fish early when fewer sparks than this are left (see `Tuning`).
-    pub low_watermark: Option<usize>,
-    /// Grid-GUM2's super-schedule (see `Tuning`).
-    pub super_schedule: bool,
-    /// The fish delay (Note [Fish delay]).
-    pub fish_delay: Option<std::time::Duration>,
     /// The load policy (`--sched`).
     pub sched: parallel::policy::Sched,
-    /// The packet layer (see `parallel::protocol::packet`): every message
-    /// a packet of its own, the largest packet in bytes, the longest a
-    /// message waits in a send buffer.
-    pub no_chunking: bool,
-    pub packet_size: Option<usize>,
-    pub chunk_timeout: Option<std::time::Duration>,
+    /// The policy's and the packet layer's knobs (`options`).
+    pub overrides: Overrides,
     /// Records every PE's events here (see `obs`).
     pub record: Option<Arc<dyn obs::Sink>>,
 }
@@ -105,14 +95,8 @@ impl Default for Config {
             engine: EngineKind::Threads,
             grid: None,
             seed: 0,
-            thread_limit: None,
-            low_watermark: None,
-            super_schedule: false,
-            fish_delay: None,
             sched: parallel::policy::Sched::default(),
-            no_chunking: false,
-            packet_size: None,
-            chunk_timeout: None,
+            overrides: Overrides::default(),
             record: None,
         }
     }
@@ -194,26 +178,8 @@ pub(crate) fn run(
     }
     let n = config.grid.as_ref().map_or(config.pes.max(1), |g| g.len());
     let mut tuning = tuning.clone();
-    if let Some(t) = config.thread_limit {
-        tuning.thread_limit = t.max(1);
-    }
-    if let Some(w) = config.low_watermark {
-        tuning.low_watermark = Some(w);
-    }
-    tuning.super_schedule |= config.super_schedule;
-    if let Some(d) = config.fish_delay {
-        tuning.fish_delay = d;
-    }
+    config.overrides.apply(&mut tuning);
     tuning.sched = config.sched;
-    if config.no_chunking {
-        tuning.chunking.enabled = false;
-    }
-    if let Some(b) = config.packet_size {
-        tuning.chunking.packet_size = b;
-    }
-    if let Some(t) = config.chunk_timeout {
-        tuning.chunking.timeout = t;
-    }
     let setup = engine::Setup {
         program,
         loaded: &loaded,
