@@ -252,9 +252,9 @@ fn load_trace(path: &Path) -> Vec<Json> {
     v.as_array().expect("a JSON array of events").clone()
 }
 
-#[test]
-fn trace_is_well_formed() {
-    let path = tmp("trace.json");
+/// raytracer 40 30 on the simulated hetero8 grid, writing `file` as `flag`
+/// asks.
+fn raytracer_on_hetero8(flag: &str, file: &std::path::Path) {
     succeeds(&[
         "run",
         "programs/raytracer.gph",
@@ -262,12 +262,18 @@ fn trace_is_well_formed() {
         "sim",
         "--grid",
         "programs/grids/hetero8.toml",
-        "--trace",
-        path.to_str().unwrap(),
+        flag,
+        file.to_str().unwrap(),
         "--",
         "40",
         "30",
     ]);
+}
+
+#[test]
+fn trace_is_well_formed() {
+    let path = tmp("trace.json");
+    raytracer_on_hetero8("--trace", &path);
     let events = load_trace(&path);
     let ph = |e: &Json| e["ph"].as_str().unwrap_or("").to_string();
     // A named process per PE, with its cluster.
@@ -474,19 +480,7 @@ fn chromium() -> Option<&'static str> {
 #[test]
 fn profile_renders_in_chromium() {
     let svg = tmp("profile.svg");
-    succeeds(&[
-        "run",
-        "programs/raytracer.gph",
-        "--engine",
-        "sim",
-        "--grid",
-        "programs/grids/hetero8.toml",
-        "--profile",
-        svg.to_str().unwrap(),
-        "--",
-        "40",
-        "30",
-    ]);
+    raytracer_on_hetero8("--profile", &svg);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg ") && text.ends_with("</svg>\n"));
     assert!(text.contains("raytracer 40 30"), "the title");

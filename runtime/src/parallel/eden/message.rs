@@ -162,6 +162,7 @@ impl Message {
 mod tests {
     use super::*;
     use crate::parallel::ids::PeId;
+    use crate::parallel::protocol::codec::check_round_trip;
 
     #[test]
     fn every_message_survives_encoding() {
@@ -199,19 +200,8 @@ mod tests {
                 n: 1024,
             },
         ] {
-            let bytes = m.encode();
-            assert_eq!(
-                Message::read(&mut Reader::open(&bytes).unwrap()).unwrap(),
-                m
-            );
-            // Cut short anywhere, it is an error.
-            for n in 1..bytes.len() {
-                let r = Reader::open(&bytes[..n]);
-                assert!(
-                    r.and_then(|mut r| Message::read(&mut r)).is_err(),
-                    "{m:?} cut at {n}"
-                );
-            }
+            let decode = |b: &[u8]| Message::read(&mut Reader::open(b)?);
+            check_round_trip(&m, &m.encode(), decode, false);
         }
     }
 

@@ -158,6 +158,23 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// For the protocols' tests: `bytes`, the encoding of `m`, decode to `m`,
+/// and cut short anywhere they are an error (unless `may_shorten`: a
+/// message ending in a list may also read as a shorter one).
+#[cfg(test)]
+pub(crate) fn check_round_trip<M: PartialEq + std::fmt::Debug>(
+    m: &M,
+    bytes: &[u8],
+    decode: impl Fn(&[u8]) -> Result<M, String>,
+    may_shorten: bool,
+) {
+    assert_eq!(&decode(bytes).unwrap(), m);
+    for n in 1..bytes.len() {
+        let r = decode(&bytes[..n]);
+        assert!(may_shorten || r.is_err(), "{m:?} cut at {n}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
