@@ -1,5 +1,5 @@
-//! Files: `:load`, `:reload`, `:cd`, `:edit`, and the module the
-//! session's names live in.
+//! Files and the shell: `:load`, `:reload`, `:cd`, `:edit`, `:!`, and the
+//! module the session's names live in.
 
 use super::Session;
 
@@ -106,4 +106,11 @@ pub(super) fn module_of(text: &str) -> String {
         .and_then(|r| r.split(|c: char| c.is_whitespace() || c == '(').next())
         .map(String::from)
         .unwrap_or_else(|| "Main".to_string())
+}
+
+/// `:! CMD`: a shell command.
+pub(super) fn shell(cmd: &str) {
+    if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+        eprintln!("gph: cannot run the shell: {e}");
+    }
 }

@@ -130,6 +130,15 @@ impl Session {
         self.args.clear();
     }
 
+    /// `:stats`: the last evaluation's statistics, as `gph run --stats`
+    /// prints them.
+    pub(super) fn stats(&self) {
+        match &self.last {
+            Some(s) => print!("{}", gph_runtime::format_stats(s)),
+            None => println!("nothing evaluated yet"),
+        }
+    }
+
     /// `:sparks`: what each PE did with its sparks in the last evaluation.
     pub(super) fn sparks(&self) {
         let Some(stats) = &self.last else {

@@ -10,17 +10,21 @@
 //! The folder, one concern a file:
 //! - `mod.rs`: the session's state, the loop that reads lines, and what
 //!   one input is (a command, or else a statement);
+//! - `commands.rs`: the table of commands, the only list of them: dispatch,
+//!   `:help` and completion all read it (name, abbreviations, argument,
+//!   help, handler, what its argument completes to);
 //! - `source.rs`: the program text with the input placed in it, and errors
 //!   moved back into what the user typed;
 //! - `eval.rs`: statements: expressions, definitions, `x <- action`, `import`;
-//! - `load.rs`: `:load`, `:reload`, `:cd`, `:edit`;
+//! - `load.rs`: `:load`, `:reload`, `:cd`, `:edit`, `:!`;
 //! - `query.rs`: `:type`, `:browse`, `:info`, `:kind`, `:sc`;
 //! - `stepper.rs`: `:step`, `:steps`, `:graph`, `:sprint`, `:print`;
 //! - `machine.rs`: a run on the parallel machine, `:main`, and what the last
 //!   run recorded (`:stats`, `:sparks`, `:messages`, `:profile`, ...);
-//! - `settings.rs`: `:set` and `:unset`;
+//! - `settings.rs`: `:set` and `:unset`, and the settings' names;
 //! - `complete.rs`: tab completion.
 
+mod commands;
 mod complete;
 mod eval;
 mod load;
@@ -31,6 +35,7 @@ mod source;
 mod stepper;
 
 use crate::{CompileOpts, MachineOpts};
+use commands::Action;
 use complete::Completion;
 use rustyline::completion::FilenameCompleter;
 use rustyline::error::ReadlineError;
@@ -38,51 +43,9 @@ use rustyline::Editor;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-const HELP: &str = "\
-Commands:
-  EXPR                evaluate and print an expression (run it if it is an IO action)
-  let DEFS / DEFS     add definitions to the session (e.g. `let sq x = x * x`)
-  :{ ... :}           a definition or expression over several lines
-  x <- ACTION         run an IO action and bind its result to x (`it` is the last value)
-  :sprint NAME        how much of a value is evaluated (`_` where it is not)
-  :print NAME         the same, with the type of what is not evaluated
-  :steps EXPR         every step of its graph reduction (:set steps N: how many)
-  :step EXPR          one step at a time: Enter for the next, :continue, :stop
-  :graph EXPR|NAME    the heap graph (of EXPR's value, or of NAME now) as DOT and SVG
-                      (into gph-graph.dot, or :set graph-file PATH)
-  :load FILE          load a file (its top-level names come into scope)
-  :reload             load the same file again
-  :type EXPR          show the type of an expression
-  :browse             list the loaded file's definitions with their types
-  :info NAME          what a name is: its type, declaration, instances, fixity
-  :kind TYPE          the kind of a type
-  :sc NAME            show the supercombinators and machine code of a definition
-  :set +s / :unset +s show time, reductions and allocation after each evaluation
-
-The parallel machine (the options of `gph run`, without their dashes):
-  :set                show how the machine is set
-  :set pes N          evaluate on N PEs          :set engine sim|threads
-  :set grid FILE      a grid file's machine      :set sched gum|gum2
-  :set OPTION VALUE   any other (thread-limit, low-watermark, seed, heap-limit, ...)
-  :unset OPTION       back to its default
-After an evaluation:
-  :sparks             sparks created, converted, fizzled per PE
-  :messages           the messages the PEs sent, by kind
-  :stats              the statistics of `gph run --stats`
-  :profile FILE.svg   its activity profile      :trace FILE.json   a Perfetto trace
-  :eventlog FILE      a GHC eventlog (ThreadScope)
-
-  :main ARGS          run the loaded file's main with these arguments
-  :cd DIR             change the working directory
-  :! COMMAND          run a shell command
-  :edit [FILE]        edit a file (the loaded one) with $EDITOR, then reload
-  :help               this text
-  :quit               leave (also Ctrl-D)
-Ctrl-C interrupts a long evaluation.
-";
-
+/// The synthetic name an input's value is bound to (shown as `it`).
 const IT: &str = "gph'it";
-
+/// The entry point of an evaluation's program.
 const ENTRY: &str = "gph'main";
 
 /// The type synonym `:kind` declares.
@@ -135,55 +98,16 @@ impl Session {
             return true;
         }
         if let Some(cmd) = t.strip_prefix(':') {
-            let (c, arg) = match cmd.strip_prefix('!') {
-                Some(rest) => ("!", rest),
-                None => cmd.split_once(char::is_whitespace).unwrap_or((cmd, "")),
-            };
-            let arg = arg.trim();
-            match c {
-                "q" | "quit" => return false,
-                "?" | "h" | "help" => print!("{HELP}"),
-                "l" | "load" => self.load((!arg.is_empty()).then(|| arg.to_string())),
-                "r" | "reload" => self.load(self.file.clone()),
-                "t" | "type" => {
-                    if let Some(t) = self.type_of(arg) {
-                        println!("{arg} :: {t}");
-                    }
-                }
-                "b" | "browse" => self.browse(),
-                "sc" => self.show_sc(arg),
-                "main" => self.run_main_with(arg),
-                "cd" => self.cd(arg),
-                "!" => shell(arg),
-                "e" | "edit" => self.edit(arg),
-                "set" | "unset" => self.set(arg, c == "unset"),
-                "stats" => match &self.last {
-                    Some(s) => print!("{}", gph_runtime::format_stats(s)),
-                    None => println!("nothing evaluated yet"),
-                },
-                "sparks" => self.sparks(),
-                "messages" => self.messages(),
-                "i" | "info" => self.info(arg),
-                "k" | "kind" => self.kind(arg),
-                "steps" => self.steps(arg),
-                "step" => self.step_start(arg),
-                "graph" => self.graph(arg),
-                "sprint" => self.sprint(arg, false),
-                "print" => self.sprint(arg, true),
-                "profile" | "trace" | "eventlog" => self.save_recording(c, arg),
-                _ => println!("unknown command `:{c}` (:help lists the commands)"),
+            let (c, arg) = commands::split(cmd);
+            match commands::find(c).map(|c| &c.action) {
+                Some(Action::Run(run)) => run(self, arg),
+                Some(Action::Quit) => return false,
+                None => println!("unknown command `:{c}` (:help lists the commands)"),
             }
             return true;
         }
         self.statement(line);
         true
-    }
-}
-
-/// `:! CMD`: a shell command.
-fn shell(cmd: &str) {
-    if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
-        eprintln!("gph: cannot run the shell: {e}");
     }
 }
 

@@ -7,8 +7,15 @@ use super::{Session, IT, KIND};
 use gph_syntax::Span;
 
 impl Session {
+    /// `:type EXPR`.
+    pub(super) fn show_type(&self, expr: &str) {
+        if let Some(t) = self.type_of(expr) {
+            println!("{expr} :: {t}");
+        }
+    }
+
     /// The type of an expression, generalised as GHCi shows it.
-    pub(super) fn type_of(&self, expr: &str) -> Option<String> {
+    fn type_of(&self, expr: &str) -> Option<String> {
         // A function of () escapes the monomorphism restriction.
         let src = self.source_with(&format!("{IT} () =\n"), Some(Placed::indented(expr, 2)), "");
         self.it_type(&src, false).map(|t| strip_unit_arg(&t))

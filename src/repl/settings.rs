@@ -13,6 +13,32 @@ struct SetArgs {
     machine: MachineOpts,
 }
 
+/// The REPL's own settings, which `set` tries before the machine's options,
+/// with whether a setting's value is a file's name.
+const OWN: &[(&str, bool)] = &[("+s", false), ("steps", false), ("graph-file", true)];
+
+/// Every setting `:set` knows, with whether its value is a file's name
+/// (for completion). The machine's are read from its options, so that a new
+/// option of `gph run` is completed too.
+pub(super) fn settings() -> Vec<(String, bool)> {
+    use clap::CommandFactory;
+    let machine = SetArgs::command();
+    let options = machine
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| {
+            let file = a.get_value_names().is_some_and(|v| {
+                v.iter()
+                    .any(|n| n.as_str() == "FILE" || n.as_str() == "PATH")
+            });
+            Some((a.get_long()?.to_string(), file))
+        });
+    OWN.iter()
+        .map(|&(n, file)| (n.to_string(), file))
+        .chain(options)
+        .collect()
+}
+
 impl Session {
     /// `:set ARG` (or `:unset ARG`): the REPL's own settings (`+s`,
     /// `steps`, `graph-file`), or else an option of the machine.
@@ -104,5 +130,23 @@ impl Session {
                 eprintln!("gph: :set {arg}: {}", said.join(" "));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::settings;
+
+    #[test]
+    fn settings_are_the_repls_and_the_machines() {
+        let all = settings();
+        let file = |n: &str| all.iter().find(|(s, _)| s == n).map(|(_, f)| *f);
+        assert_eq!(file("+s"), Some(false));
+        assert_eq!(file("steps"), Some(false));
+        assert_eq!(file("graph-file"), Some(true));
+        assert_eq!(file("pes"), Some(false));
+        assert_eq!(file("engine"), Some(false));
+        assert_eq!(file("grid"), Some(true));
+        assert_eq!(file("help"), None);
     }
 }
