@@ -1,0 +1,261 @@
+//! Runs on the parallel machine (as `:set` configured it), `:main`, and
+//! what the last run left: its statistics (`:stats`, `:sparks`,
+//! `:messages`) and recording (`:profile`, `:trace`, `:eventlog`).
+
+use super::{Session, ENTRY};
+use std::time::Instant;
+
+impl Session {
+    /// Runs a compiled evaluation on the session's machine, recording its
+    /// events for `:profile`, `:trace` and `:eventlog` afterwards.
+    pub(super) fn run(
+        &mut self,
+        program: &gph_runtime::code::Program,
+        what: &str,
+        bind: Option<&str>,
+    ) -> bool {
+        let file = self.file.as_deref().unwrap_or("<interactive>");
+        let mut config = match self.machine.config(file, self.args.clone()) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("gph: {e}");
+                return false;
+            }
+        };
+        // As GHCi's: getProgName is "<interactive>".
+        config.prog_name = "<interactive>".into();
+        let observe = self.recording();
+        let outputs = match observe.outputs(what.trim().to_string(), &self.machine, &config) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("gph: cannot record the evaluation: {e}");
+                None
+            }
+        };
+        config.record = outputs.clone().map(|o| o as _);
+        config.interrupt = Some(self.interrupt.clone());
+        let start = Instant::now();
+        let (exit, stats) = self.machine_session.run(program, &config, bind);
+        let elapsed = start.elapsed();
+        self.recorded = false;
+        if let Some(o) = &outputs {
+            let run_time = stats.virtual_time.unwrap_or(stats.time.as_secs_f64());
+            match o.finish(run_time) {
+                Ok(()) => self.recorded = true,
+                Err(e) => eprintln!("gph: cannot record the evaluation: {e}"),
+            }
+        }
+        let ok = matches!(exit, gph_runtime::Exit::Success);
+        match exit {
+            gph_runtime::Exit::Success => {}
+            gph_runtime::Exit::Error(m) => eprintln!("gph: {m}"),
+            gph_runtime::Exit::ExitWith(c) => eprintln!("gph: the program exited with status {c}"),
+        }
+        if self.timing {
+            println!(
+                "({:.2} secs, {} reductions, {} bytes)",
+                elapsed.as_secs_f64(),
+                stats.total.reductions,
+                stats.total.allocated_bytes
+            );
+        }
+        let _ = self.machine.report_stats(&stats, elapsed);
+        self.last = Some(stats);
+        ok
+    }
+
+    /// Where the last evaluation's events are recorded.
+    fn recording(&self) -> crate::ObserveOpts {
+        let at = |f: &str| Some(self.scratch.join(f).to_string_lossy().into_owned());
+        crate::ObserveOpts {
+            eventlog: at("last.eventlog"),
+            trace: at("last.json"),
+            profile: at("last.svg"),
+        }
+    }
+
+    /// `:profile FILE`, `:trace FILE`, `:eventlog FILE`: the last
+    /// evaluation's recording, copied to `to`.
+    pub(super) fn save_recording(&self, what: &str, to: &str) {
+        if to.is_empty() {
+            println!("usage: :{what} FILE");
+            return;
+        }
+        if !self.recorded {
+            println!("nothing recorded yet: evaluate an expression first");
+            return;
+        }
+        let rec = self.recording();
+        let from = match what {
+            "profile" => rec.profile,
+            "trace" => rec.trace,
+            _ => rec.eventlog,
+        };
+        let Some(from) = from else { return };
+        match std::fs::copy(&from, to) {
+            Ok(_) => println!("wrote {to}"),
+            Err(e) => eprintln!("gph: cannot write {to}: {e}"),
+        }
+    }
+
+    /// `:main ARGS`: runs the loaded file's `main` with these arguments
+    /// (words, or "quoted strings" with spaces).
+    pub(super) fn run_main_with(&mut self, arg: &str) {
+        let args = match split_args(arg) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("gph: :main {arg}: {e}");
+                return;
+            }
+        };
+        if !self
+            .types(&self.source(""), true)
+            .is_some_and(|ts| ts.iter().any(|(n, _)| n == "main"))
+        {
+            println!("no `main` to run: :load a file that defines it");
+            return;
+        }
+        let src = self.source(&format!("{ENTRY} = main\n"));
+        let Some(program) = self.compile(&src, false) else {
+            return;
+        };
+        self.args = args;
+        // Named as `gph run` names a run: the file's stem (and its args).
+        let name = self
+            .file
+            .as_deref()
+            .and_then(|f| std::path::Path::new(f).file_stem())
+            .map_or_else(|| "main".to_string(), |s| s.to_string_lossy().into_owned());
+        self.run(&program, &name, None);
+        self.args.clear();
+    }
+
+    /// `:stats`: the last evaluation's statistics, as `gph run --stats`
+    /// prints them.
+    pub(super) fn stats(&self) {
+        match &self.last {
+            Some(s) => print!("{}", gph_runtime::format_stats(s)),
+            None => println!("nothing evaluated yet"),
+        }
+    }
+
+    /// `:sparks`: what each PE did with its sparks in the last evaluation.
+    pub(super) fn sparks(&self) {
+        let Some(stats) = &self.last else {
+            println!("nothing evaluated yet");
+            return;
+        };
+        println!(
+            "{:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}",
+            "PE", "created", "converted", "fizzled", "overflowed", "exported", "imported"
+        );
+        let row = |name: &str, p: &gph_runtime::obs::stats::PeStats| {
+            println!(
+                "{name:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}",
+                p.sparks_created,
+                p.sparks_converted,
+                p.sparks_fizzled,
+                p.sparks_overflowed,
+                p.sparks_exported,
+                p.sparks_imported
+            )
+        };
+        for (i, p) in stats.per_pe.iter().enumerate() {
+            row(&i.to_string(), p);
+        }
+        if stats.per_pe.len() > 1 {
+            row("total", &stats.total);
+        }
+        virtual_time(stats);
+    }
+
+    /// `:messages`: the messages the PEs sent in the last evaluation, by
+    /// kind (FISH, SCHEDULE, FETCH, RESUME, ...).
+    pub(super) fn messages(&self) {
+        let Some(stats) = &self.last else {
+            println!("nothing evaluated yet");
+            return;
+        };
+        let all = &stats.total.messages;
+        if all.is_empty() {
+            println!("no messages (one PE, or nobody needed to talk)");
+            return;
+        }
+        println!("{:<10} {:>8} {:>10}", "kind", "count", "bytes");
+        let (mut n, mut b) = (0, 0);
+        for (kind, (count, bytes)) in all {
+            println!("{kind:<10} {count:>8} {bytes:>10}");
+            n += count;
+            b += bytes;
+        }
+        println!("{:<10} {n:>8} {b:>10}", "total");
+        let p = &stats.total.packets;
+        if p.chunked() {
+            println!(
+                "in {} packets (at most {} message{} in one); they left urgent {}, full {}, \
+                 timed out {}, idle {}",
+                p.sent,
+                p.max_messages.0,
+                if p.max_messages.0 == 1 { "" } else { "s" },
+                p.urgent,
+                p.full,
+                p.timeout,
+                p.idle
+            );
+        }
+        virtual_time(stats);
+    }
+}
+
+/// The simulated machine's clock does not depend on the host: a figure a
+/// lesson can quote (`:sparks`, `:messages`).
+fn virtual_time(stats: &gph_runtime::Stats) {
+    if let Some(v) = stats.virtual_time {
+        println!(
+            "virtual time {:.3} ms on {} simulated PEs",
+            v * 1e3,
+            stats.pes
+        );
+    }
+}
+
+/// The words of `:main`'s arguments: spaces separate them, except inside
+/// double quotes (where `\"` and `\\` are escapes), as GHCi splits them.
+fn split_args(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(e) => cur.push(e),
+                            None => return Err("an escape at the end".into()),
+                        },
+                        Some(x) => cur.push(x),
+                        None => return Err("a string without its closing quote".into()),
+                    }
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    Ok(out)
+}

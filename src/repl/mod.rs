@@ -1,0 +1,230 @@
+//! `gph repl`: an interactive session over the loaded file.
+//!
+//! Each evaluation compiles the whole program again: the loaded file's text,
+//! then the session's definitions, then `gph'it = EXPR` and an entry point
+//! `gph'main` that prints `gph'it` (or runs it, when it is an `IO` action).
+//! Compiling the Prelude and a file takes a few tens of milliseconds, so this
+//! keeps the REPL exactly as faithful as `gph run`, with no second compiler.
+//! Diagnostics about the appended part are shown against `<interactive>`.
+//!
+//! The folder, one concern a file:
+//! - `mod.rs`: the session's state, the loop that reads lines, and what
+//!   one input is (a command, or else a statement);
+//! - `commands.rs`: the table of commands, the only list of them: dispatch,
+//!   `:help` and completion all read it (name, abbreviations, argument,
+//!   help, handler, what its argument completes to);
+//! - `source.rs`: the program text with the input placed in it, and errors
+//!   moved back into what the user typed;
+//! - `eval.rs`: statements: expressions, definitions, `x <- action`, `import`;
+//! - `load.rs`: `:load`, `:reload`, `:cd`, `:edit`, `:!`;
+//! - `query.rs`: `:type`, `:browse`, `:info`, `:kind`, `:sc`;
+//! - `stepper.rs`: `:step`, `:steps`, `:graph`, `:sprint`, `:print`;
+//! - `machine.rs`: a run on the parallel machine, `:main`, and what the last
+//!   run recorded (`:stats`, `:sparks`, `:messages`, `:profile`, ...);
+//! - `settings.rs`: `:set` and `:unset`, and the settings' names;
+//! - `complete.rs`: tab completion.
+
+mod commands;
+mod complete;
+mod eval;
+mod load;
+mod machine;
+mod query;
+mod settings;
+mod source;
+mod stepper;
+
+use crate::{CompileOpts, MachineOpts};
+use commands::Action;
+use complete::Completion;
+use rustyline::completion::FilenameCompleter;
+use rustyline::error::ReadlineError;
+use rustyline::Editor;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The synthetic name an input's value is bound to (shown as `it`).
+const IT: &str = "gph'it";
+/// The entry point of an evaluation's program.
+const ENTRY: &str = "gph'main";
+
+/// The type synonym `:kind` declares.
+const KIND: &str = "Gph'kind";
+
+struct Session {
+    file: Option<String>,
+    /// The loaded file's text (empty without a file).
+    text: String,
+    /// The session's definitions, in order, each with the names it binds.
+    defs: Vec<(Vec<String>, String)>,
+    imports: Vec<String>,
+    timing: bool,
+    machine: MachineOpts,
+    compiler: gph_compiler::Options,
+    interrupt: Arc<AtomicBool>,
+    /// Names for tab completion.
+    names: Arc<Mutex<Vec<String>>>,
+    /// The program's arguments (getArgs) for the evaluation (`:main`).
+    args: Vec<String>,
+    /// The machine's session: the values that live from one evaluation
+    /// to the next.
+    machine_session: gph_runtime::session::Session,
+    /// Names bound to values (`x <- action`, `it`) and their types.
+    bound: Vec<(String, String)>,
+    /// The most steps `:steps` shows (`:set steps N`).
+    step_limit: u64,
+    /// Where `:graph` writes (`:set graph-file PATH`).
+    graph_file: String,
+    /// Pattern bindings so far (`(a, b) <- action`), to name their values.
+    pattern_binds: u32,
+    /// A `:step` in progress: the next input line continues it.
+    stepping: Option<gph_compiler::step::Stepper>,
+    /// The last evaluation's statistics (`:stats`, `:sparks`).
+    last: Option<gph_runtime::Stats>,
+    /// Whether the last evaluation's events are in `scratch`.
+    recorded: bool,
+    /// A directory of the session's own (removed at the end).
+    scratch: std::path::PathBuf,
+}
+
+impl Session {
+    /// Runs one input (a command, a definition or an expression); false to quit.
+    fn input(&mut self, line: &str) -> bool {
+        let t = line.trim();
+        if self.stepping.is_some() && self.step_input(t) {
+            return true;
+        }
+        if t.is_empty() {
+            return true;
+        }
+        if let Some(cmd) = t.strip_prefix(':') {
+            let (c, arg) = commands::split(cmd);
+            match commands::find(c).map(|c| &c.action) {
+                Some(Action::Run(run)) => run(self, arg),
+                Some(Action::Quit) => return false,
+                None => println!("unknown command `:{c}` (:help lists the commands)"),
+            }
+            return true;
+        }
+        self.statement(line);
+        true
+    }
+}
+
+fn history_path() -> Option<std::path::PathBuf> {
+    std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".gph_history"))
+}
+
+/// Runs the REPL until `:quit` or end of input.
+pub fn repl(
+    file: Option<String>,
+    echo: bool,
+    machine: MachineOpts,
+    compiler: CompileOpts,
+) -> Result<(), ()> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        // Ctrl-C during an evaluation stops it; at the prompt rustyline sees it.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let names = Arc::new(Mutex::new(Vec::new()));
+    let scratch = std::env::temp_dir().join(format!("gph-repl-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&scratch) {
+        eprintln!("gph: cannot make {}: {e}", scratch.display());
+    }
+    let mut session = Session {
+        machine_session: gph_runtime::session::Session::new(),
+        bound: Vec::new(),
+        step_limit: 1000,
+        graph_file: "gph-graph.dot".into(),
+        pattern_binds: 0,
+        stepping: None,
+        args: Vec::new(),
+        last: None,
+        recorded: false,
+        scratch: scratch.clone(),
+        file: None,
+        text: String::new(),
+        defs: Vec::new(),
+        imports: Vec::new(),
+        timing: false,
+        machine,
+        compiler: compiler.options(),
+        interrupt,
+        names: names.clone(),
+    };
+    let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
+        Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;
+    editor.set_helper(Some(Completion {
+        names,
+        files: FilenameCompleter::new(),
+    }));
+    let history = history_path();
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    println!("gph repl: :help for the commands, :quit to leave");
+    if let Err(too_deep) = gph_syntax::stack::catch(|| session.load(file)) {
+        eprintln!("gph: {too_deep}");
+    }
+    loop {
+        let line = match editor.readline("gph> ") {
+            Ok(l) => {
+                if echo {
+                    println!("gph> {l}");
+                }
+                l
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                eprintln!("gph: {e}");
+                break;
+            }
+        };
+        let _ = editor.add_history_entry(line.as_str());
+        // A Ctrl-C from now on (while the input compiles, too) stops it.
+        session.interrupt.store(false, Ordering::SeqCst);
+        let input = if line.trim() == ":{" {
+            let mut block = Vec::new();
+            loop {
+                match editor.readline("gph| ") {
+                    Ok(l) if l.trim() == ":}" => {
+                        if echo {
+                            println!("gph| {l}");
+                        }
+                        break;
+                    }
+                    Ok(l) => {
+                        if echo {
+                            println!("gph| {l}");
+                        }
+                        let _ = editor.add_history_entry(l.as_str());
+                        block.push(l)
+                    }
+                    Err(_) => break,
+                }
+            }
+            block.join("\n")
+        } else {
+            line
+        };
+        // A program too deep for the compiler's stack is an error, and the
+        // session goes on as before the input.
+        let saved = (session.defs.clone(), session.imports.clone());
+        match gph_syntax::stack::catch(|| session.input(&input)) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(too_deep) => {
+                eprintln!("gph: {too_deep}");
+                (session.defs, session.imports) = saved;
+            }
+        }
+    }
+    if let Some(h) = &history {
+        let _ = editor.save_history(h);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(())
+}

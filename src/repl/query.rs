@@ -1,0 +1,118 @@
+//! Questions about the program, answered by the compiler without running
+//! anything: `:type`, `:browse`, `:info`, `:kind`, `:sc`.
+
+use super::load::module_of;
+use super::source::Placed;
+use super::{Session, IT, KIND};
+use gph_syntax::Span;
+
+impl Session {
+    /// `:type EXPR`.
+    pub(super) fn show_type(&self, expr: &str) {
+        if let Some(t) = self.type_of(expr) {
+            println!("{expr} :: {t}");
+        }
+    }
+
+    /// The type of an expression, generalised as GHCi shows it.
+    fn type_of(&self, expr: &str) -> Option<String> {
+        // A function of () escapes the monomorphism restriction.
+        let src = self.source_with(&format!("{IT} () =\n"), Some(Placed::indented(expr, 2)), "");
+        self.it_type(&src, false).map(|t| strip_unit_arg(&t))
+    }
+
+    /// `:info NAME...`: what each name is, as GHCi says it.
+    pub(super) fn info(&self, arg: &str) {
+        if arg.is_empty() {
+            println!("usage: :info NAME");
+            return;
+        }
+        for name in arg.split_whitespace() {
+            // `(+)` is asked for as `+`.
+            let name = name
+                .strip_prefix('(')
+                .and_then(|n| n.strip_suffix(')'))
+                .filter(|n| !n.is_empty() && !n.starts_with(','))
+                .unwrap_or(name);
+            let src = self.source("");
+            let out = gph_compiler::info::info(&src.file, name, &self.options(&src));
+            if let Some(o) = &out.output {
+                print!("{o}");
+            } else if out.diagnostics.iter().all(|d| d.span == Span::default()) {
+                for d in &out.diagnostics {
+                    eprintln!("gph: {}", d.message);
+                }
+            } else {
+                self.report(&src, &out.sources, &out.diagnostics);
+            }
+        }
+    }
+
+    /// `:kind TYPE`: its kind, as the kind checker infers it.
+    pub(super) fn kind(&self, ty: &str) {
+        if ty.is_empty() {
+            println!("usage: :kind TYPE");
+            return;
+        }
+        let src = self.source_with(
+            &format!("type {KIND} =\n"),
+            Some(Placed::indented(ty, 2)),
+            "",
+        );
+        let out = gph_compiler::info::kind(&src.file, KIND, &self.options(&src));
+        match &out.output {
+            Some(k) => println!("{} :: {k}", ty.trim()),
+            None => {
+                self.report(&src, &out.sources, &out.diagnostics);
+            }
+        }
+    }
+
+    pub(super) fn browse(&self) {
+        let src = self.source("");
+        if let Some(ts) = self.types(&src, false) {
+            for (n, t) in ts {
+                let shown = if n.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+                    n
+                } else {
+                    format!("({n})")
+                };
+                println!("{shown} :: {t}");
+            }
+        }
+    }
+
+    pub(super) fn show_sc(&self, name: &str) {
+        let src = self.source("");
+        let (program, sources, diags) = gph_compiler::compile_entry(&src.file, "", &self.compiler);
+        if self.report(&src, &sources, &diags) {
+            return;
+        }
+        let Some(program) = program else { return };
+        let module = if self.file.is_some() {
+            module_of(&self.text)
+        } else {
+            "Interactive".to_string()
+        };
+        let full = format!("{module}.{name}");
+        let mut found = false;
+        for (i, sc) in program.scs.iter().enumerate() {
+            let rest = sc.name.strip_prefix(&full);
+            if rest.is_some_and(|r| r.is_empty() || r.starts_with('$')) {
+                print!("{}", program.show_sc(gph_runtime::code::ScId(i as u32)));
+                found = true;
+            }
+        }
+        if !found {
+            println!("no supercombinators for `{name}` (is it a top-level definition?)");
+        }
+    }
+}
+
+/// `() -> T` becomes `T`, keeping a context: `Num a => () -> a` is `Num a => a`.
+fn strip_unit_arg(t: &str) -> String {
+    match t.split_once("=> ") {
+        Some((ctx, rest)) => format!("{ctx}=> {}", rest.strip_prefix("() -> ").unwrap_or(rest)),
+        None => t.strip_prefix("() -> ").unwrap_or(t).to_string(),
+    }
+}
