@@ -29,7 +29,8 @@ const NUMERIC: &[&str] = &[
 /// them (or a numeric class) is enough for a variable to be defaulted.
 const INTERACTIVE: &[&str] = &["Show", "Eq", "Ord", "Foldable", "Traversable"];
 
-/// The classes GHC considers standard for defaulting (all in the Prelude).
+/// The classes GHC considers standard for defaulting (all in the
+/// Prelude): the numeric ones and these.
 const STANDARD: &[&str] = &[
     "Eq",
     "Ord",
@@ -37,13 +38,6 @@ const STANDARD: &[&str] = &[
     "Bounded",
     "Show",
     "Read",
-    "Num",
-    "Real",
-    "Integral",
-    "Fractional",
-    "Floating",
-    "RealFrac",
-    "RealFloat",
     "Functor",
     "Applicative",
     "Monad",
@@ -396,7 +390,9 @@ impl Tc {
             // `listArray (1, 3) "abc" ! 2` defaults its indices to Integer.
             let standard = classes.iter().all(|c| {
                 let n = &self.env.class(*c).name;
-                self.is_prelude_class(*c, STANDARD) || (&*n.module == "Data.Ix" && &*n.name == "Ix")
+                self.is_prelude_class(*c, NUMERIC)
+                    || self.is_prelude_class(*c, STANDARD)
+                    || (&*n.module == "Data.Ix" && &*n.name == "Ix")
             });
             if blocked || !numeric || !standard {
                 continue;

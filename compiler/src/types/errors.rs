@@ -67,29 +67,27 @@ impl Tc {
         self.diags.push(d);
     }
 
-    pub fn show_type(&mut self, t: &Type) -> String {
+    /// `show` with a printer whose type variables are named for `t`.
+    fn print_for(&mut self, t: &Type, show: impl FnOnce(&mut Printer) -> String) -> String {
         let mut namer = Namer::new();
         namer.reserve(&mut self.table, t);
-        let mut p = Printer {
+        show(&mut Printer {
             env: &self.env,
             table: &mut self.table,
             namer: &mut namer,
-        };
-        p.ty(t)
+        })
+    }
+
+    pub fn show_type(&mut self, t: &Type) -> String {
+        self.print_for(t, |p| p.ty(t))
     }
 
     pub fn show_pred(&mut self, class: ClassId, t: &Type) -> String {
-        let mut namer = Namer::new();
-        namer.reserve(&mut self.table, t);
-        let mut p = Printer {
-            env: &self.env,
-            table: &mut self.table,
-            namer: &mut namer,
-        };
-        p.pred(&Pred {
+        let pred = Pred {
             class,
             ty: t.clone(),
-        })
+        };
+        self.print_for(t, |p| p.pred(&pred))
     }
 
     /// Unifies the type the context demands with the one the expression at
