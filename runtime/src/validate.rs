@@ -158,37 +158,28 @@ fn check_sc(p: &Program, _i: usize, sc: &Supercomb, errs: &mut Vec<String>) {
                     _ => {}
                 }
             }
-            MkThunk { dst, sc: s, args } => {
+            MkThunk { dst, sc: s, args } | MkPap { dst, sc: s, args } => {
                 regs.push(*dst);
                 regs.extend(args);
+                let thunk = matches!(ins, MkThunk { .. });
+                let what = if thunk { "thunk" } else { "pap" };
                 match callee(*s) {
-                    None => at("thunk out of range".into()),
+                    None => at(format!("{what} out of range")),
                     Some(c) => {
-                        if c.kind != ScKind::Thunk || c.arity as usize != args.len() {
+                        // A thunk takes all its free variables; a partial
+                        // application fewer arguments than a boxed
+                        // function's arity.
+                        let fits = if thunk {
+                            c.kind == ScKind::Thunk && c.arity as usize == args.len()
+                        } else {
+                            c.kind == ScKind::Fun
+                                && c.arity as usize > args.len()
+                                && c.varity == 0
+                                && c.returns == RetKind::Boxed
+                        };
+                        if !fits {
                             at(format!(
-                                "thunk of {} ({:?}, arity {}) with {} arguments",
-                                c.name,
-                                c.kind,
-                                c.arity,
-                                args.len()
-                            ));
-                        }
-                    }
-                }
-            }
-            MkPap { dst, sc: s, args } => {
-                regs.push(*dst);
-                regs.extend(args);
-                match callee(*s) {
-                    None => at("pap out of range".into()),
-                    Some(c) => {
-                        if c.kind != ScKind::Fun
-                            || c.arity as usize <= args.len()
-                            || c.varity != 0
-                            || c.returns != RetKind::Boxed
-                        {
-                            at(format!(
-                                "pap of {} ({:?}, arity {}) with {} arguments",
+                                "{what} of {} ({:?}, arity {}) with {} arguments",
                                 c.name,
                                 c.kind,
                                 c.arity,
