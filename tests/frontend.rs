@@ -14,12 +14,7 @@ fn good_programs_are_accepted() {
     for f in &files {
         let out = gph(&["check", f.to_str().unwrap()], None);
         if out.status != Some(0) {
-            failures.push(format!(
-                "{}: exit {:?}\n{}",
-                f.display(),
-                out.status,
-                out.stderr
-            ));
+            failures.push(failed(f, &out));
         }
     }
     assert!(
@@ -32,6 +27,11 @@ fn good_programs_are_accepted() {
 }
 
 /// Which error categories the front end checks (all of them).
+/// A failure's line: the file, its exit status and what it printed.
+fn failed(f: &std::path::Path, out: &common::Output) -> String {
+    format!("{}: exit {:?}\n{}", f.display(), out.status, out.stderr)
+}
+
 fn checked(name: &str) -> bool {
     ["scope_", "syntax_", "fixity_", "type_", "multi_"]
         .iter()
@@ -96,12 +96,7 @@ fn core_dumps_are_stable() {
     for f in &files {
         let out = gph(&["dump", "--stage", "core", f.to_str().unwrap()], None);
         if out.status != Some(0) {
-            failures.push(format!(
-                "{}: exit {:?}\n{}",
-                f.display(),
-                out.status,
-                out.stderr
-            ));
+            failures.push(failed(f, &out));
             continue;
         }
         if let Err(e) = snapshot(&f.with_extension("core"), &out.stdout) {
