@@ -530,7 +530,7 @@ impl Session {
                 .filter(|n| !n.is_empty() && !n.starts_with(','))
                 .unwrap_or(name);
             let src = self.source("");
-            let out = gph_compiler::info::info(&src.file, name, &self.options(&src));
+            let out = gph_compiler::repl::info::info(&src.file, name, &self.options(&src));
             if let Some(o) = &out.output {
                 print!("{o}");
             } else if out.diagnostics.iter().all(|d| d.span == Span::default()) {
@@ -554,7 +554,7 @@ impl Session {
             Some(Placed::indented(ty, 2)),
             "",
         );
-        let out = gph_compiler::info::kind(&src.file, KIND, &self.options(&src));
+        let out = gph_compiler::repl::info::kind(&src.file, KIND, &self.options(&src));
         match &out.output {
             Some(k) => println!("{} :: {k}", ty.trim()),
             None => {
@@ -1497,7 +1497,7 @@ fn module_of(text: &str) -> String {
 
 /// The Prelude's exported names (from its export list), for completion.
 fn prelude_names() -> Vec<String> {
-    let Some((_, src)) = gph_compiler::modules::library_source("Prelude") else {
+    let Some((_, src)) = gph_compiler::front::modules::library_source("Prelude") else {
         return Vec::new();
     };
     let start = src.find("module Prelude").unwrap_or(0);

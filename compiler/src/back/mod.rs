@@ -1,73 +1,26 @@
-//! The back end: simplified Core → lifted supercombinators → strictness →
-//! `code::Program`, and the printers of `gph dump --stage sc|code`.
+//! The back end (docs/backend.md): simplified Core → lifted
+//! supercombinators → strictness → `code::Program`. The passes are the
+//! submodules, run in order by `crate::compile_core`; this module holds
+//! what they produced and the printers of `gph dump --stage sc|code`.
 
-use crate::codegen;
+pub mod codegen;
+pub mod lift;
+pub mod prims;
+pub mod strictness;
+
 use crate::core;
-use crate::fuse;
-use crate::lift;
-use crate::lint;
-use crate::simplify;
-use crate::strictness::{self, Info};
 use gph_runtime::code;
+use strictness::Info;
 
 /// Everything the back end produced, for dumps and the REPL.
 pub struct Compiled {
+    /// The Core that was lifted: after the simplifier and deforestation.
     pub core: core::Program,
     pub lifted: lift::Program,
     pub info: Info,
     pub code: code::Program,
-    /// Internal errors of the code generator (none expected).
+    /// Internal errors: Core Lint's and the code generator's (none expected).
     pub errors: Vec<String>,
-}
-
-/// Runs the back end on a whole (closed) Core program. `main` is the
-/// original name of the entry point (`Main.main`), if there is one.
-pub fn compile_core(
-    mut core: core::Program,
-    main: Option<&str>,
-    opts: &crate::Options,
-) -> Compiled {
-    // Core Lint after every pass (the first failure is the one to read).
-    let mut lint_error: Option<lint::LintError> = None;
-    let mut check = |p: &core::Program, pass: &str, unique: bool| {
-        if opts.lint && lint_error.is_none() {
-            lint_error = lint::core(p, pass, unique).err();
-        }
-    };
-    check(&core, "desugaring", false);
-    let mut next = if opts.optimise {
-        let mut each_round = |p: &core::Program, pass: &str| check(p, pass, true);
-        let hook: Option<&mut simplify::LintHook> = opts.lint.then_some(&mut each_round);
-        let mut next = simplify::simplify(&mut core, hook);
-        fuse::fuse(&mut core, &mut next);
-        check(&core, "deforestation", true);
-        next
-    } else {
-        let next = simplify::prepare(&mut core);
-        check(&core, "renaming", true);
-        next
-    };
-    let lifted = lift::lift(&core, &mut next);
-    let info = strictness::analyse(&lifted);
-    if opts.lint && lint_error.is_none() {
-        lint_error = lint::lifted(&lifted, None, "lambda lifting")
-            .and_then(|()| lint::lifted(&lifted, Some(&info), "strictness and workers"))
-            .err();
-    }
-    let (code, codegen_errors) = codegen::generate(&lifted, info.clone(), main);
-    let mut errors: Vec<String> = lint_error.iter().map(|e| e.to_string()).collect();
-    errors.extend(
-        codegen_errors
-            .into_iter()
-            .map(|e| format!("in the code generator: {e}")),
-    );
-    Compiled {
-        core,
-        lifted,
-        info,
-        code,
-        errors,
-    }
 }
 
 impl Compiled {

@@ -22,9 +22,9 @@
 //!   (evaluate, unbox, call the worker, box), used for unknown calls.
 //!   Known saturated calls go to the worker directly (`CallV`).
 
+use crate::back::lift::{self, GlobalKind};
+use crate::back::prims::{self, Kind, Op, PrimInfo, Special};
 use crate::core::{AltCon, Bind, Expr, Lit};
-use crate::lift::{self, GlobalKind};
-use crate::prims::{self, Kind, Op, PrimInfo, Special};
 use gph_runtime::code::{RetKind, ScKind};
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};
