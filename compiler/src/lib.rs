@@ -42,6 +42,10 @@ pub mod graph;
 pub mod repl;
 pub mod step;
 
+// What the passes' unit tests share.
+#[cfg(test)]
+mod testing;
+
 use gph_syntax::{layout, lexer, pretty, Diagnostic, SourceFile, SourceMap};
 use std::path::Path;
 

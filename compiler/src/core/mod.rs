@@ -11,3 +11,6 @@ pub use syntax::*;
 pub mod fuse;
 pub mod lint;
 pub mod simplify;
+
+#[cfg(test)]
+mod tests;

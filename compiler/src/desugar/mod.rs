@@ -1466,3 +1466,6 @@ pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, 
     }
     (out, d.diags)
 }
+
+#[cfg(test)]
+mod tests;

@@ -8,3 +8,6 @@ pub mod fixity;
 pub mod modules;
 pub mod records;
 pub mod rename;
+
+#[cfg(test)]
+mod tests;
