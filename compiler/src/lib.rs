@@ -57,7 +57,11 @@ pub enum Stage {
     Ast,
     Renamed,
     Types,
+    /// Core as the desugarer left it.
     Core,
+    /// Core after the Core-to-Core passes (simplifier, deforestation; at
+    /// `-O0` only renamed apart): what lambda lifting takes.
+    Simplified,
     /// The lifted supercombinators (after simplification), with the
     /// strictness and workers found.
     Sc,
@@ -375,14 +379,14 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
                 output,
             }
         }
-        Stage::Sc | Stage::Code => {
+        Stage::Simplified | Stage::Sc | Stage::Code => {
             let (compiled, sources, diagnostics) = compile_full(file, "", opts);
             let output = compiled.map(|(c, main)| {
                 let prefix = format!("{main}.");
-                if stage == Stage::Sc {
-                    c.show_sc(&prefix)
-                } else {
-                    c.show_code(&prefix)
+                match stage {
+                    Stage::Simplified => main_module_core(c.core, &prefix),
+                    Stage::Sc => c.show_sc(&prefix),
+                    _ => c.show_code(&prefix),
                 }
             });
             Outcome {
@@ -393,23 +397,7 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
         }
         Stage::Core => {
             let (core, sources, diagnostics) = core_of(file, opts.interactive_from);
-            let output = core.map(|(core, main)| {
-                let prefix = format!("{main}.");
-                let shown = core::Program {
-                    data: core
-                        .data
-                        .into_iter()
-                        .filter(|d| d.name.starts_with(&prefix))
-                        .collect(),
-                    binds: core
-                        .binds
-                        .into_iter()
-                        .filter(|(n, _)| n.starts_with(&prefix))
-                        .collect(),
-                    prims: Vec::new(),
-                };
-                shown.to_string()
-            });
+            let output = core.map(|(core, main)| main_module_core(core, &format!("{main}.")));
             Outcome {
                 sources,
                 diagnostics,
@@ -417,4 +405,23 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
             }
         }
     }
+}
+
+/// The data types and bindings of a Core program whose names start with
+/// `prefix` (`Main.`), printed: the library's would drown the program's.
+fn main_module_core(core: core::Program, prefix: &str) -> String {
+    let shown = core::Program {
+        data: core
+            .data
+            .into_iter()
+            .filter(|d| d.name.starts_with(prefix))
+            .collect(),
+        binds: core
+            .binds
+            .into_iter()
+            .filter(|(n, _)| n.starts_with(prefix))
+            .collect(),
+        prims: Vec::new(),
+    };
+    shown.to_string()
 }
