@@ -24,7 +24,7 @@
 //! `$HOME/.cache/gph`; `gph run --recompile` compiles (and keeps) the
 //! program afresh.
 
-use gph_compiler::modules;
+use gph_compiler::front::modules;
 use gph_runtime::code::Program;
 use gph_syntax::{SourceFile, SourceMap};
 use serde::{Deserialize, Serialize};

@@ -355,6 +355,9 @@ enum Stage {
     Types,
     /// The desugared Core program.
     Core,
+    /// Core after the simplifier and deforestation (at -O0 only renamed
+    /// apart), as lambda lifting takes it.
+    Simplified,
     /// The lambda-lifted supercombinators.
     Sc,
     /// The machine code of each supercombinator.
@@ -493,6 +496,7 @@ fn run(cli: Cli) -> Result<(), ()> {
                 Stage::Renamed => gph_compiler::Stage::Renamed,
                 Stage::Types => gph_compiler::Stage::Types,
                 Stage::Core => gph_compiler::Stage::Core,
+                Stage::Simplified => gph_compiler::Stage::Simplified,
                 Stage::Sc => gph_compiler::Stage::Sc,
                 Stage::Code => gph_compiler::Stage::Code,
             };

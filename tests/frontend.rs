@@ -106,6 +106,31 @@ fn core_dumps_are_stable() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `gph dump --stage simplified` prints the main module's Core as lambda
+/// lifting takes it: optimised at `-O1` (no dictionary left in sumEuler),
+/// the desugarer's at `-O0` but renamed apart.
+#[test]
+fn simplified_core_is_what_the_optimiser_left() {
+    let file = "tests/core/sumEuler.gph";
+    let dump = |flags: &[&str]| {
+        let mut args = vec!["dump"];
+        args.extend_from_slice(flags);
+        args.push(file);
+        let out = gph(&args, None);
+        assert_eq!(out.status, Some(0), "{}", out.stderr);
+        out.stdout
+    };
+    let core = dump(&["--stage", "core"]);
+    let o1 = dump(&["--stage", "simplified"]);
+    let o0 = dump(&["-O0", "--stage", "simplified"]);
+    assert!(core.contains("Prelude.$fNumInt"), "{core}");
+    assert!(
+        o1.starts_with("Main.") && !o1.contains("Prelude.$fNumInt"),
+        "{o1}"
+    );
+    assert!(o0.contains("Prelude.$fNumInt") && o0 != core, "{o0}");
+}
+
 /// User modules that import each other are rejected, naming the cycle (a
 /// cycle takes more than one file, so it is not in tests/errors/).
 #[test]

@@ -12,7 +12,8 @@ mod common;
 use common::{assert_no_failures, gph_with, programs_in, run_golden, snapshot, Golden};
 use std::path::Path;
 
-/// Runs every golden program with the extra `gph run` flags, two at a time.
+/// Runs every golden program with the extra `gph run` flags, two at a time;
+/// only the one named by `GPH_GOLDEN`, when it is set.
 fn run_all(extra: &[&str]) -> Vec<String> {
     // The space programs (`space_`, loops of a million elements, some
     // with a long chain of thunks live) are left to the other
@@ -20,7 +21,16 @@ fn run_all(extra: &[&str]) -> Vec<String> {
     // since stress collects after a 32nd of the live heap at most
     // (heap.rs), the 26 of them take 15 s in all (before: up to 120 s each).
     let stress = extra.contains(&"--gc-stress");
-    let cases: Vec<Golden> = programs_in("tests/programs")
+    let mut files = programs_in("tests/programs");
+    let only = std::env::var("GPH_GOLDEN").ok().filter(|n| !n.is_empty());
+    if let Some(name) = &only {
+        files.retain(|f| golden_name(f) == *name);
+        assert!(
+            !files.is_empty(),
+            "GPH_GOLDEN={name}: no such program in tests/programs"
+        );
+    }
+    let cases: Vec<Golden> = files
         .iter()
         .filter(|f| {
             let name = f.file_name().unwrap_or_default().to_string_lossy();
@@ -28,8 +38,23 @@ fn run_all(extra: &[&str]) -> Vec<String> {
         })
         .map(|f| Golden::read(f))
         .collect();
-    assert!(cases.len() >= 40, "expected the corpus in tests/programs");
+    if only.is_none() {
+        assert!(cases.len() >= 40, "expected the corpus in tests/programs");
+    }
     run_golden(&cases, extra)
+}
+
+/// A golden program's name for `GPH_GOLDEN=NAME` (tests/README.md): the
+/// file's stem, or the folder's name for a program of several modules
+/// (`NAME/Main.gph`).
+fn golden_name(file: &Path) -> String {
+    let stem = file.file_stem().unwrap_or_default();
+    let name = if stem == "Main" {
+        file.parent().and_then(Path::file_name).unwrap_or(stem)
+    } else {
+        stem
+    };
+    name.to_string_lossy().into_owned()
 }
 
 fn assert_none(failures: Vec<String>, what: &str) {

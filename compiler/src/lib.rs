@@ -1,27 +1,50 @@
-//! gph's compiler passes after parsing.
+//! gph's compiler: everything after parsing, from a program's modules to
+//! the machine's code (`gph_runtime::code::Program`), and the teaching
+//! stepper. The lexer, layout and parser are the `gph-syntax` crate.
 //!
-//! `modules (load + parse) ─ rename (scopes, fixity) ─ typecheck ─ desugar ─ Core`
+//! This file is the driver. The folders are the pipeline's phases, in the
+//! order docs/frontend.md and docs/backend.md describe them:
+//!
+//! ```text
+//! front/    modules (load + parse) ─ rename (scopes, fixity, records, derive)
+//! types/    type checking ─ the elaborated program (dictionaries explicit)
+//! desugar/  pattern matching and overloading compiled away ─ Core
+//! core/     simplify ─ fuse                (Core Lint after every pass)
+//! back/     lift ─ strictness ─ codegen ─ code::Program
+//! ```
+//!
+//! [`compile`] runs them all ([`front_end`], then `core_of`, then
+//! [`compile_core`]); [`dump`] stops after one and prints what it produced
+//! (`gph dump --stage`).
 
-pub mod backend;
-pub mod codegen;
-pub mod core;
-pub mod derive;
-pub mod desugar;
-pub mod exhaustive;
-pub mod fixity;
-pub mod fuse;
-pub mod graph;
-pub mod info;
-pub mod lift;
-pub mod lint;
-pub mod modules;
-pub mod prims;
-pub mod records;
-pub mod rename;
-pub mod simplify;
-pub mod step;
-pub mod strictness;
+// The passes, in the order they run.
+
+// 1. Front end: load the modules; rename (scopes, fixity, records, derived
+// instances).
+pub mod front;
+
+// 2. Type inference, and elaboration into explicit dictionary passing.
 pub mod types;
+
+// 3. Desugaring: the match compiler, the elaborated program to Core.
+pub mod desugar;
+
+// 4. Core, and the Core-to-Core passes: simplifier, deforestation (Core Lint
+// after each).
+pub mod core;
+
+// 5. Back end: lambda lifting, strictness and workers, code generation.
+pub mod back;
+
+// Beside the pipeline: strongly connected components (for `types` and
+// `core`), the REPL's `:info` and `:kind`, the teaching stepper.
+pub mod graph;
+pub mod repl;
+pub mod step;
+
+// What the passes' unit tests share.
+#[cfg(test)]
+mod testing;
 
 use gph_syntax::{layout, lexer, pretty, Diagnostic, SourceFile, SourceMap};
 use std::path::Path;
@@ -34,7 +57,11 @@ pub enum Stage {
     Ast,
     Renamed,
     Types,
+    /// Core as the desugarer left it.
     Core,
+    /// Core after the Core-to-Core passes (simplifier, deforestation; at
+    /// `-O0` only renamed apart): what lambda lifting takes.
+    Simplified,
     /// The lifted supercombinators (after simplification), with the
     /// strictness and workers found.
     Sc,
@@ -61,13 +88,16 @@ fn dir_of(path: &str) -> Option<&Path> {
     Path::new(path).parent()
 }
 
-/// Loads and renames a program; diagnostics so far are returned with it.
-pub fn front_end(file: &SourceFile) -> (Option<rename::Program>, SourceMap, Vec<Diagnostic>) {
-    let (loaded, mut diags) = modules::load(&file.name, &file.text, dir_of(&file.name));
+/// Pass 1, the front end: loads and renames a program; diagnostics so far
+/// are returned with it.
+pub fn front_end(
+    file: &SourceFile,
+) -> (Option<front::rename::Program>, SourceMap, Vec<Diagnostic>) {
+    let (loaded, mut diags) = front::modules::load(&file.name, &file.text, dir_of(&file.name));
     if diags.iter().any(Diagnostic::is_error) || loaded.modules.is_empty() {
         return (None, loaded.sources, diags);
     }
-    let (program, more) = rename::rename(loaded);
+    let (program, more) = front::rename::rename(loaded);
     diags.extend(more);
     let sources = program.sources.clone();
     (Some(program), sources, diags)
@@ -81,8 +111,8 @@ fn in_main_file(sources: &SourceMap, d: &Diagnostic) -> bool {
         .is_some_and(|f| d.span.start >= f.base && d.span.start <= f.base + f.text.len() as u32)
 }
 
-/// The whole pipeline to Core: front end, type checker (stopping at errors),
-/// desugarer. The Core program holds every module (the Prelude and the
+/// Passes 1 to 3, the whole pipeline to Core: front end, type checker
+/// (stopping at errors), desugarer. The Core program holds every module (the Prelude and the
 /// library included) and is closed; the second component is the main
 /// module's name. Pattern warnings are kept for the main file only (the
 /// library's are the library's business).
@@ -109,7 +139,7 @@ fn core_of(
 }
 
 /// The whole pipeline to Core, for the back end: the program of every
-/// module (closed: see `core::Program::check_scopes`), the files spans point
+/// module (closed: Core Lint checks it, `core::lint`), the files spans point
 /// into, and every diagnostic (errors, or warnings about the main file).
 /// `None` when there are errors.
 pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diagnostic>) {
@@ -179,7 +209,7 @@ pub fn compile_full(
     entry: &str,
     opts: &Options,
 ) -> (
-    Option<(backend::Compiled, gph_syntax::lexer::Sym)>,
+    Option<(back::Compiled, gph_syntax::lexer::Sym)>,
     SourceMap,
     Vec<Diagnostic>,
 ) {
@@ -196,7 +226,7 @@ pub fn compile_full(
         ));
         return (None, sources, diagnostics);
     }
-    let compiled = backend::compile_core(core, has_main.then_some(main.as_str()), opts);
+    let compiled = compile_core(core, has_main.then_some(main.as_str()), opts);
     for e in &compiled.errors {
         diagnostics.push(Diagnostic::error(
             gph_syntax::Span { start: 0, end: 0 },
@@ -204,6 +234,80 @@ pub fn compile_full(
         ));
     }
     (Some((compiled, main_module)), sources, diagnostics)
+}
+
+/// Passes 4 and 5, from Core to the machine's code, on a whole (closed)
+/// Core program, with Core Lint after every pass. `main` is the original
+/// name of the entry point (`Main.main`), if there is one.
+pub fn compile_core(mut core: core::Program, main: Option<&str>, opts: &Options) -> back::Compiled {
+    let mut lint = Lint {
+        on: opts.lint,
+        error: None,
+    };
+    let mut next = core_passes(&mut core, opts, &mut lint);
+    let lifted = back::lift::lift(&core, &mut next);
+    lint.lifted(&lifted, None, "lambda lifting");
+    let info = back::strictness::analyse(&lifted);
+    lint.lifted(&lifted, Some(&info), "strictness and workers");
+    let (code, codegen_errors) = back::codegen::generate(&lifted, info.clone(), main);
+    let mut errors: Vec<String> = lint.error.iter().map(|e| e.to_string()).collect();
+    errors.extend(
+        codegen_errors
+            .into_iter()
+            .map(|e| format!("in the code generator: {e}")),
+    );
+    back::Compiled {
+        core,
+        lifted,
+        info,
+        code,
+        errors,
+    }
+}
+
+/// Pass 4, Core to Core: at `-O1` the simplifier (linted after every
+/// round) and deforestation; at `-O0` only the renaming apart that the later
+/// passes rely on. Returns the next fresh variable number.
+fn core_passes(core: &mut core::Program, opts: &Options, lint: &mut Lint) -> u32 {
+    lint.core(core, "desugaring", false);
+    if opts.optimise {
+        let mut each_round = |p: &core::Program, pass: &str| lint.core(p, pass, true);
+        let hook: Option<&mut core::simplify::LintHook> = opts.lint.then_some(&mut each_round);
+        let mut next = core::simplify::simplify(core, hook);
+        core::fuse::fuse(core, &mut next);
+        lint.core(core, "deforestation", true);
+        next
+    } else {
+        let next = core::simplify::prepare(core);
+        lint.core(core, "renaming", true);
+        next
+    }
+}
+
+/// Core Lint over a run of passes, when `Options::lint` asks for it. Only
+/// the first failure is kept: the later ones follow from it.
+struct Lint {
+    on: bool,
+    error: Option<core::lint::LintError>,
+}
+
+impl Lint {
+    fn core(&mut self, p: &core::Program, pass: &str, unique: bool) {
+        if self.on && self.error.is_none() {
+            self.error = core::lint::core(p, pass, unique).err();
+        }
+    }
+
+    fn lifted(
+        &mut self,
+        p: &back::lift::Program,
+        info: Option<&back::strictness::Info>,
+        pass: &str,
+    ) {
+        if self.on && self.error.is_none() {
+            self.error = core::lint::lifted(p, info, pass).err();
+        }
+    }
 }
 
 /// Runs the front end on a file (up to Core) and collects every diagnostic.
@@ -275,14 +379,14 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
                 output,
             }
         }
-        Stage::Sc | Stage::Code => {
+        Stage::Simplified | Stage::Sc | Stage::Code => {
             let (compiled, sources, diagnostics) = compile_full(file, "", opts);
             let output = compiled.map(|(c, main)| {
                 let prefix = format!("{main}.");
-                if stage == Stage::Sc {
-                    c.show_sc(&prefix)
-                } else {
-                    c.show_code(&prefix)
+                match stage {
+                    Stage::Simplified => main_module_core(c.core, &prefix),
+                    Stage::Sc => c.show_sc(&prefix),
+                    _ => c.show_code(&prefix),
                 }
             });
             Outcome {
@@ -293,23 +397,7 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
         }
         Stage::Core => {
             let (core, sources, diagnostics) = core_of(file, opts.interactive_from);
-            let output = core.map(|(core, main)| {
-                let prefix = format!("{main}.");
-                let shown = core::Program {
-                    data: core
-                        .data
-                        .into_iter()
-                        .filter(|d| d.name.starts_with(&prefix))
-                        .collect(),
-                    binds: core
-                        .binds
-                        .into_iter()
-                        .filter(|(n, _)| n.starts_with(&prefix))
-                        .collect(),
-                    prims: Vec::new(),
-                };
-                shown.to_string()
-            });
+            let output = core.map(|(core, main)| main_module_core(core, &format!("{main}.")));
             Outcome {
                 sources,
                 diagnostics,
@@ -317,4 +405,23 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
             }
         }
     }
+}
+
+/// The data types and bindings of a Core program whose names start with
+/// `prefix` (`Main.`), printed: the library's would drown the program's.
+fn main_module_core(core: core::Program, prefix: &str) -> String {
+    let shown = core::Program {
+        data: core
+            .data
+            .into_iter()
+            .filter(|d| d.name.starts_with(prefix))
+            .collect(),
+        binds: core
+            .binds
+            .into_iter()
+            .filter(|(n, _)| n.starts_with(prefix))
+            .collect(),
+        prims: Vec::new(),
+    };
+    shown.to_string()
 }

@@ -1,6 +1,6 @@
 //! Core Lint finds nothing on any program in the repository, at `-O0` and
 //! optimised: every pass keeps the invariants the next one relies on
-//! (`gph_compiler::lint`).
+//! (`gph_compiler::core::lint`).
 
 use gph_compiler::{compile_full, Options};
 use gph_syntax::SourceFile;

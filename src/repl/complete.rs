@@ -148,7 +148,7 @@ impl Session {
 
 /// The Prelude's exported names (from its export list), for completion.
 fn prelude_names() -> Vec<String> {
-    let Some((_, src)) = gph_compiler::modules::library_source("Prelude") else {
+    let Some((_, src)) = gph_compiler::front::modules::library_source("Prelude") else {
         return Vec::new();
     };
     let start = src.find("module Prelude").unwrap_or(0);

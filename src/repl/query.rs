@@ -35,7 +35,7 @@ impl Session {
                 .filter(|n| !n.is_empty() && !n.starts_with(','))
                 .unwrap_or(name);
             let src = self.source("");
-            let out = gph_compiler::info::info(&src.file, name, &self.options(&src));
+            let out = gph_compiler::repl::info::info(&src.file, name, &self.options(&src));
             if let Some(o) = &out.output {
                 print!("{o}");
             } else if out.diagnostics.iter().all(|d| d.span == Span::default()) {
@@ -59,7 +59,7 @@ impl Session {
             Some(Placed::indented(ty, 2)),
             "",
         );
-        let out = gph_compiler::info::kind(&src.file, KIND, &self.options(&src));
+        let out = gph_compiler::repl::info::kind(&src.file, KIND, &self.options(&src));
         match &out.output {
             Some(k) => println!("{} :: {k}", ty.trim()),
             None => {

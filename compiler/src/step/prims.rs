@@ -5,7 +5,7 @@
 
 use super::machine::{Addr, Machine, Node};
 use super::template::{PrimInfo, Program};
-use crate::prims::{Op, Special, Ty};
+use crate::back::prims::{Op, Special, Ty};
 use gph_runtime::code::Prim;
 use gph_runtime::machine::pe::Stop;
 use gph_runtime::machine::prims as rt;

@@ -120,7 +120,7 @@ pub struct PrimInfo {
     /// Which arguments are evaluated first.
     pub strict: Vec<bool>,
     /// The compiler's description (`None`: unknown to it).
-    pub info: Option<crate::prims::PrimInfo>,
+    pub info: Option<crate::back::prims::PrimInfo>,
     /// An IO (or otherwise impure) primitive: `:step` cannot run it.
     pub unsupported: bool,
 }
@@ -286,10 +286,10 @@ fn display_of_var(v: &Var) -> &str {
 /// A primitive by its runtime name: IO ones (and the few that need the
 /// machine's state) are `unsupported`.
 fn prim_info(name: &str, arity: usize) -> PrimInfo {
-    let info = crate::prims::lookup(name);
+    let info = crate::back::prims::lookup(name);
     let io = info
         .as_ref()
-        .is_some_and(|t| t.args.contains(&crate::prims::Ty::World));
+        .is_some_and(|t| t.args.contains(&crate::back::prims::Ty::World));
     let unsupported = io
         || info.is_none()
         || matches!(

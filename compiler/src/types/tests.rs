@@ -2,24 +2,8 @@
 //! Prelude, renamer).
 
 use super::*;
+use crate::testing::dedent;
 use gph_syntax::SourceFile;
-
-/// Removes the common indentation of a raw-string program.
-fn dedent(src: &str) -> String {
-    let indent = src
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    src.lines()
-        .map(|l| l.get(indent..).unwrap_or("").trim_end())
-        .collect::<Vec<_>>()
-        .join("\n")
-        .trim_start_matches('\n')
-        .to_string()
-        + "\n"
-}
 
 /// Type-checks a program; returns the listing and the error messages
 /// (with their line numbers).

@@ -7,7 +7,7 @@
 //!   binder or alternative; every `Global` names a top-level binding or a
 //!   primitive; every `Con` a constructor; no top-level name twice;
 //! * binders: no variable twice in one lambda or `letrec`, and, once
-//!   [`crate::simplify::prepare`] has renamed the program apart, no
+//!   [`crate::core::simplify::prepare`] has renamed the program apart, no
 //!   variable bound twice anywhere (the later passes substitute without
 //!   renaming);
 //! * constructors: applied to at most their arity; the alternatives of a
@@ -28,10 +28,10 @@
 //! (docs/backend.md says why Core stays untyped; differential testing
 //! against `-O0` and GHC covers what types would).
 
+use crate::back::lift;
+use crate::back::prims::{self, Ty};
+use crate::back::strictness::Info;
 use crate::core::{AltCon, Bind, Expr, Lit, Program, Var};
-use crate::lift;
-use crate::prims::{self, Ty};
-use crate::strictness::Info;
 use std::collections::{HashMap, HashSet};
 
 /// A broken invariant: which pass left it, in which binding, and what.

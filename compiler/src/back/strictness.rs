@@ -8,7 +8,8 @@
 //!   strict in the arguments at strict parameters; primitives in their
 //!   arguments of primitive type; a `case` in its scrutinee and in what
 //!   every alternative is strict in. A call of `error` counts as strict in
-//!   nothing (conservative: the order of errors is kept).
+//!   nothing (conservative: the order of errors is kept), and an
+//!   alternative that is such a call is left out of the intersection.
 //! * Types are not in Core, so unboxing is driven by evidence: a variable is
 //!   an `Int` (`Double`, `Char`) when it is passed to a primitive at an
 //!   argument of that type, matched against literals of that type, or
@@ -22,9 +23,9 @@
 //!   (evaluate, unbox, call the worker, box), used for unknown calls.
 //!   Known saturated calls go to the worker directly (`CallV`).
 
+use crate::back::lift::{self, GlobalKind};
+use crate::back::prims::{self, Kind, Op, PrimInfo, Special};
 use crate::core::{AltCon, Bind, Expr, Lit};
-use crate::lift::{self, GlobalKind};
-use crate::prims::{self, Kind, Op, PrimInfo, Special};
 use gph_runtime::code::{RetKind, ScKind};
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};

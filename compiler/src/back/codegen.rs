@@ -28,10 +28,10 @@
 //! Constructors and primitives used as values get wrapper supercombinators
 //! (`Con$con`, and the primitive's own name).
 
+use crate::back::lift::{self, ScDef};
+use crate::back::prims::{Kind, Op, PrimInfo, Special, Ty};
+use crate::back::strictness::{self, Info, Worker};
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
-use crate::lift::{self, ScDef};
-use crate::prims::{Kind, Op, PrimInfo, Special, Ty};
-use crate::strictness::{self, Info, Worker};
 use gph_runtime::code::{
     self, Cmp, ConId, ConInfo, Global, GlobalId, Instr, Pc, Prim, Reg, RetKind, ScId, ScKind,
     Supercomb, VReg, CONS, IORES, NIL,

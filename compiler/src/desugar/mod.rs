@@ -65,10 +65,12 @@
 //!   binding, the pattern's text (`Just x`, located at the enclosing
 //!   equation or binding).
 
+pub mod exhaustive;
+
 use crate::core::{self, Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Var};
-use crate::exhaustive::{self, Signature};
 use crate::types::elab::{self, Binding, Dict, Name, Pat, Rhs, RhsBody, Stmt};
 use crate::types::ty::Global;
+use exhaustive::Signature;
 use gph_syntax::lexer::Sym;
 use gph_syntax::{Diagnostic, SourceMap, Span};
 use std::collections::hash_map::Entry;
@@ -856,7 +858,7 @@ impl<'s> Desugar<'s> {
             _ if cheap => {
                 let mut to = HashMap::new();
                 to.insert(fv.id, fail);
-                crate::simplify::substitute(&m, &to)
+                crate::core::simplify::substitute(&m, &to)
             }
             Some(false) => m,
             Some(true) => Expr::Let(Box::new(Bind::NonRec(fv, fail)), Box::new(m)),
@@ -1464,3 +1466,6 @@ pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, 
     }
     (out, d.diags)
 }
+
+#[cfg(test)]
+mod tests;

@@ -78,7 +78,7 @@ pub fn kind(file: &SourceFile, synonym: &str, opts: &Options) -> Outcome {
 fn checked(
     file: &SourceFile,
     opts: &Options,
-    f: impl FnOnce(&crate::rename::Program, &Env, &SourceMap) -> Result<String, String>,
+    f: impl FnOnce(&crate::front::rename::Program, &Env, &SourceMap) -> Result<String, String>,
 ) -> Outcome {
     let (program, sources, mut diagnostics) = front_end(file);
     let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) else {

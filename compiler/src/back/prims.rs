@@ -450,7 +450,10 @@ mod tests {
 
     #[test]
     fn every_primitive_of_gph_prim_is_known() {
-        let src = include_str!("../../prelude/Gph/Prim.gph");
+        let src = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../prelude/Gph/Prim.gph"
+        ));
         let mut count = 0;
         for line in src.lines() {
             if let Some(rest) = line.strip_prefix("foreign import prim \"") {

@@ -30,10 +30,10 @@
 //! used once. Fused loops are themselves loops, so chains fuse from the
 //! inside out (`foldl'` of `zipWith` of `map`).
 
-use crate::core::{Alt, AltCon, Bind, Expr, Program, Var};
-use crate::simplify::{
+use crate::core::simplify::{
     is_atom, live_bindings, mentions_global, occurrences, size, static_args, substitute, Renamer,
 };
+use crate::core::{Alt, AltCon, Bind, Expr, Program, Var};
 use gph_syntax::lexer::Sym;
 use std::collections::HashMap;
 use std::rc::Rc;

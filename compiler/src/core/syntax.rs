@@ -12,7 +12,7 @@
 //! arguments.
 //!
 //! A [`Program`] is one recursive group of every module's bindings;
-//! [`crate::lint`] checks that it is closed and keeps its invariants.
+//! [`crate::core::lint`] checks that it is closed and keeps its invariants.
 
 use gph_syntax::lexer::Sym;
 use num_bigint::BigInt;

@@ -27,8 +27,8 @@
 //! After lifting, supercombinator bodies contain no lambda, and every
 //! supercombinator is closed: its free variables are its parameters.
 
+use crate::back::prims;
 use crate::core::{Bind, DataType, Expr, Var};
-use crate::prims;
 use gph_runtime::code::ScKind;
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};

@@ -28,8 +28,8 @@
 //!    * `bindIO`/`returnIO`/`instantiate` applied to all their arguments are
 //!      expanded (`bindIO m k w` is `case m w of IORes x -> k x w`).
 
+use crate::back::prims::{self, Op, PrimInfo, Special};
 use crate::core::{Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Program, Var};
-use crate::prims::{self, Op, PrimInfo, Special};
 use gph_syntax::lexer::Sym;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -1240,7 +1240,7 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
 }
 
 /// The name of the IO result constructor the simplifier introduces.
-pub use crate::codegen::IORES_NAME;
+pub use crate::back::codegen::IORES_NAME;
 
 /// What every later pass needs, optimised or not (`-O0` runs only this):
 /// unique variables and the IO result type. Returns the next free variable

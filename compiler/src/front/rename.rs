@@ -9,9 +9,9 @@
 //! * operator chains become `Expr::BinOp`/`Expr::Neg`/`Pat::Con`;
 //! * the clauses of one function are adjacent.
 
-use crate::fixity::{self, Fixity};
-use crate::modules::{implicit_prelude, module_name, Loaded};
-use crate::records::{self, ConFields};
+use crate::front::fixity::{self, Fixity};
+use crate::front::modules::{implicit_prelude, module_name, Loaded};
+use crate::front::records::{self, ConFields};
 use gph_syntax::ast::*;
 use gph_syntax::lexer::Sym;
 use gph_syntax::{Diagnostic, SourceMap, Span};
@@ -1545,7 +1545,7 @@ impl Renamer<'_> {
                         })
                         .collect();
                     let (decls, diags) =
-                        crate::derive::derive_instances(&renamed, &self.module, &fixities);
+                        crate::front::derive::derive_instances(&renamed, &self.module, &fixities);
                     self.derived.extend(decls);
                     self.diags.extend(diags);
                 }

@@ -1,0 +1,3 @@
+//! What the REPL asks of the compiler besides compiling: `:info` and `:kind`.
+
+pub mod info;
