@@ -1,5 +1,5 @@
 //! gph's compiler: everything after parsing, from a program's modules to
-//! the machine's code (`gph_runtime::code::Program`), and the teaching
+//! the machine's code (`gph_code::Program`), and the teaching
 //! stepper. The lexer, layout and parser are the `gph-syntax` crate.
 //!
 //! This file is the driver. The folders are the pipeline's phases, in the
@@ -179,11 +179,7 @@ impl Default for Options {
 pub fn compile(
     file: &SourceFile,
     opts: &Options,
-) -> (
-    Option<gph_runtime::code::Program>,
-    SourceMap,
-    Vec<Diagnostic>,
-) {
+) -> (Option<gph_code::Program>, SourceMap, Vec<Diagnostic>) {
     compile_entry(file, "main", opts)
 }
 
@@ -193,11 +189,7 @@ pub fn compile_entry(
     file: &SourceFile,
     entry: &str,
     opts: &Options,
-) -> (
-    Option<gph_runtime::code::Program>,
-    SourceMap,
-    Vec<Diagnostic>,
-) {
+) -> (Option<gph_code::Program>, SourceMap, Vec<Diagnostic>) {
     let (compiled, sources, diagnostics) = compile_full(file, entry, opts);
     (compiled.map(|(c, _)| c.code), sources, diagnostics)
 }

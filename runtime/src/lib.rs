@@ -6,14 +6,14 @@
 //!
 //! The driver calls [`run_main`].
 
-pub mod code;
+pub use gph_code as code;
 pub mod engine;
 pub mod machine;
 pub mod obs;
 pub mod options;
 pub mod parallel;
 pub mod session;
-pub mod validate;
+pub use gph_code::validate;
 
 use engine::{grid, os_threads as threads, sim};
 use machine::{io, load, pe};

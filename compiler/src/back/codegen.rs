@@ -1,4 +1,4 @@
-//! Code generation: lifted supercombinators → `gph_runtime::code::Program`.
+//! Code generation: lifted supercombinators → `gph_code::Program`.
 //!
 //! The G-machine's compilation schemes, adapted to a register machine. An
 //! expression is compiled in one of four contexts:
@@ -32,9 +32,9 @@ use crate::back::lift::{self, ScDef};
 use crate::back::prims::{Kind, Op, PrimInfo, Special, Ty};
 use crate::back::strictness::{self, Info, Worker};
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
-use gph_runtime::code::{
-    self, Cmp, ConId, ConInfo, Global, GlobalId, Instr, Pc, Prim, Reg, RetKind, ScId, ScKind,
-    Supercomb, VReg, CONS, IORES, NIL,
+use gph_code::{
+    self as code, Cmp, ConId, ConInfo, Global, GlobalId, Instr, Pc, Prim, Reg, RetKind, ScId,
+    ScKind, Supercomb, VReg, CONS, IORES, NIL,
 };
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};

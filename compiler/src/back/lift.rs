@@ -29,7 +29,7 @@
 
 use crate::back::prims;
 use crate::core::{Bind, DataType, Expr, Var};
-use gph_runtime::code::ScKind;
+use gph_code::ScKind;
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};
 use std::fmt;

@@ -9,7 +9,7 @@ pub mod prims;
 pub mod strictness;
 
 use crate::core;
-use gph_runtime::code;
+use gph_code as code;
 use strictness::Info;
 
 /// Everything the back end produced, for dumps and the REPL.

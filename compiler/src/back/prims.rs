@@ -16,7 +16,7 @@
 //! `Fun` named after the primitive's original name (`Gph.Prim.primIntAdd`)
 //! whose body is the saturated application.
 
-use gph_runtime::code::{Cmp, Prim, VOp, VUnOp};
+use gph_code::{Cmp, Prim, VOp, VUnOp};
 
 /// What the code generator needs to know about a value's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

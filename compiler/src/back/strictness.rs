@@ -26,7 +26,7 @@
 use crate::back::lift::{self, GlobalKind};
 use crate::back::prims::{self, Kind, Op, PrimInfo, Special};
 use crate::core::{AltCon, Bind, Expr, Lit};
-use gph_runtime::code::{RetKind, ScKind};
+use gph_code::{RetKind, ScKind};
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;

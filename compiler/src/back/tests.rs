@@ -5,7 +5,7 @@
 use super::*;
 use crate::testing::compiled;
 use crate::Options;
-use gph_runtime::code::{Instr, ScId, ScKind};
+use gph_code::{Instr, ScId, ScKind};
 use gph_syntax::SourceFile;
 use std::path::PathBuf;
 
@@ -50,7 +50,7 @@ fn the_code_of_every_program_is_well_formed() {
                 &c.errors[..c.errors.len().min(5)]
             ));
         }
-        if let Err(es) = gph_runtime::validate::validate(&c.code) {
+        if let Err(es) = gph_code::validate::validate(&c.code) {
             failures.push(format!("{}: {:?}", path.display(), &es[..es.len().min(5)]));
         }
     }

@@ -685,7 +685,7 @@ impl Simp {
                 ))
             }
             // `fromInteger 0 :: Int`: a literal, not a shared thunk.
-            Op::Rt(gph_runtime::code::Prim::IntegerToInt) => match &args[0] {
+            Op::Rt(gph_code::Prim::IntegerToInt) => match &args[0] {
                 Expr::Lit(Lit::Integer(n)) => {
                     use num_traits::ToPrimitive;
                     // Wraps like the primitive (two's complement, low 64 bits).

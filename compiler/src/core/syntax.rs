@@ -219,7 +219,7 @@ impl fmt::Display for Lit {
 fn name(s: &str) -> String {
     // Operators print in parentheses, as in Haskell; generated names
     // (`$fShowInt`, `$p1Ord`) and built-in syntax (`[]`, `(,)`) do not.
-    let (_, last) = gph_runtime::code::split_qual(s);
+    let (_, last) = gph_code::split_qual(s);
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     let generated = last.starts_with('$') && last[1..].starts_with(ident);
     if !last.is_empty()

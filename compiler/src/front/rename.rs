@@ -59,7 +59,7 @@ impl Scope {
 
 /// `Data.Map.insert` as (`Data.Map`, `insert`); `.`, `Prelude..` too.
 fn split_qualified(name: &str) -> Option<(&str, &str)> {
-    let (q, n) = gph_runtime::code::split_qual(name);
+    let (q, n) = gph_code::split_qual(name);
     q.strip_suffix('.').map(|q| (q, n))
 }
 

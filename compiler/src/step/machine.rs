@@ -24,7 +24,7 @@
 use super::prims::{self, PrimOut};
 use super::template::*;
 use super::{show, Rule};
-use gph_runtime::machine::prims::Z;
+use gph_code::values::Z;
 use std::rc::Rc;
 
 pub type Addr = u32;

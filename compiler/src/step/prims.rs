@@ -6,11 +6,11 @@
 use super::machine::{Addr, Machine, Node};
 use super::template::{PrimInfo, Program};
 use crate::back::prims::{Op, Special, Ty};
-use gph_runtime::code::Prim;
-use gph_runtime::machine::pe::Stop;
-use gph_runtime::machine::prims as rt;
-use gph_runtime::machine::prims::Z;
-use gph_runtime::machine::reducer::{unop, vop};
+use gph_code::values as rt;
+use gph_code::values::Stop;
+use gph_code::values::Z;
+use gph_code::values::{unop, vop};
+use gph_code::Prim;
 use std::rc::Rc;
 
 /// What a primitive gives.
@@ -137,7 +137,7 @@ fn rt_prim(p: &Program, m: &mut Machine, prim: Prim, args: &[Addr]) -> Result<Pr
         }
         IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt | IntegerGe => {
             let (x, y) = (integer(m, args[0])?, integer(m, args[1])?);
-            PrimOut::Bool(gph_runtime::machine::prims::integer_compare(prim, &x, &y))
+            PrimOut::Bool(gph_code::values::integer_compare(prim, &x, &y))
         }
         IntegerNegate => PrimOut::Node(integer_node(match integer(m, args[0])? {
             Z::S(i) if i != i64::MIN => Z::S(-i),
@@ -145,7 +145,7 @@ fn rt_prim(p: &Program, m: &mut Machine, prim: Prim, args: &[Addr]) -> Result<Pr
         })),
         IntegerToInt => PrimOut::Node(Node::Int(match integer(m, args[0])? {
             Z::S(i) => i,
-            Z::B(b) => gph_runtime::machine::prims::low_i64(&b),
+            Z::B(b) => gph_code::values::low_i64(&b),
         })),
         IntegerToDouble => {
             PrimOut::Node(Node::Double(rt::integer_to_double(&integer(m, args[0])?)))

@@ -516,14 +516,14 @@ impl<'a> Shower<'a> {
             Node::Int(n) => parts.push(Task::Own(neg_paren(n.to_string(), *n < 0, prec))),
             Node::Integer(z) => {
                 let s = match &**z {
-                    gph_runtime::machine::prims::Z::S(i) => i.to_string(),
-                    gph_runtime::machine::prims::Z::B(b) => b.to_string(),
+                    gph_code::values::Z::S(i) => i.to_string(),
+                    gph_code::values::Z::B(b) => b.to_string(),
                 };
                 let neg = s.starts_with('-');
                 parts.push(Task::Own(neg_paren(s, neg, prec)));
             }
             Node::Double(d) => {
-                let s = gph_runtime::machine::prims::show_double(*d);
+                let s = gph_code::values::show_double(*d);
                 let neg = s.starts_with('-');
                 parts.push(Task::Own(neg_paren(s, neg, prec)));
             }
@@ -1212,10 +1212,10 @@ pub fn lit_text(l: &LitV) -> String {
     match l {
         LitV::Int(n) => n.to_string(),
         LitV::Integer(z) => match z {
-            gph_runtime::machine::prims::Z::S(i) => i.to_string(),
-            gph_runtime::machine::prims::Z::B(b) => b.to_string(),
+            gph_code::values::Z::S(i) => i.to_string(),
+            gph_code::values::Z::B(b) => b.to_string(),
         },
-        LitV::Double(d) => gph_runtime::machine::prims::show_double(*d),
+        LitV::Double(d) => gph_code::values::show_double(*d),
         LitV::Char(c) => show_char(*c as u32),
     }
 }

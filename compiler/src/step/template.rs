@@ -18,7 +18,7 @@
 //! `\d -> case d of D:C f1 .. fn -> fk`.
 
 use crate::core::{AltCon, Bind, Expr, Lit, Program as CoreProgram, Var};
-use gph_runtime::machine::prims::Z;
+use gph_code::values::Z;
 use gph_syntax::lexer::Sym;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -204,7 +204,7 @@ impl Program {
     }
 }
 
-pub use gph_runtime::code::split_qual;
+pub use gph_code::split_qual;
 
 fn short(s: &str) -> &str {
     split_qual(s).1

@@ -28,14 +28,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// Why a run stopped early.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
-    /// A run-time error (the message, without "gph: ").
-    Error(String),
-    /// exitWith.
-    Exit(i32),
-}
+pub use gph_code::values::Stop;
 
 /// What a failing IO primitive threw, besides its `Stop::Error` (the
 /// message a run without a handler stops with): the reducer hands it to
@@ -47,9 +40,7 @@ pub enum Thrown {
     Io(crate::machine::io::IoErr),
 }
 
-pub fn err<T>(msg: impl Into<String>) -> Result<T, Stop> {
-    Err(Stop::Error(msg.into()))
-}
+pub use gph_code::values::err;
 
 /// Knobs of the scheduler (not user options; tests set them).
 #[derive(Clone, Debug)]

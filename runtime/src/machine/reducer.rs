@@ -9,12 +9,13 @@
 //! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local
 //! (Note [GC safety] in `heap.rs`).
 
-use crate::code::{Prim, VOp, VUnOp, CONS};
+use crate::code::{Prim, CONS};
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
 use crate::machine::load::Op;
 use crate::machine::pe::{err, Pe, Stop, Thrown};
 use crate::machine::scheduler::SliceEnd;
 use crate::machine::thread::{fk, Frame, State, Thread};
+pub use gph_code::values::{unop, vop};
 
 /// The current activation.
 #[derive(Clone, Copy)]
@@ -1137,124 +1138,5 @@ impl<'p, 'io> Pe<'p, 'io> {
             vbase: vb,
         };
         Ok((Applied::Entered, a))
-    }
-}
-
-/// A binary operation on value registers.
-#[inline]
-pub fn vop(op: VOp, a: u64, b: u64) -> Result<u64, Stop> {
-    let (x, y) = (a as i64, b as i64);
-    let (fx, fy) = (f64::from_bits(a), f64::from_bits(b));
-    Ok(match op {
-        VOp::IAdd => x.wrapping_add(y) as u64,
-        VOp::ISub => x.wrapping_sub(y) as u64,
-        VOp::IMul => x.wrapping_mul(y) as u64,
-        VOp::IQuot | VOp::IDiv => {
-            if y == 0 {
-                return err("divide by zero");
-            }
-            if x == i64::MIN && y == -1 {
-                return err("arithmetic overflow");
-            }
-            let q = x / y;
-            if op == VOp::IDiv && x % y != 0 && ((x < 0) != (y < 0)) {
-                (q - 1) as u64
-            } else {
-                q as u64
-            }
-        }
-        VOp::IRem => {
-            if y == 0 {
-                return err("divide by zero");
-            }
-            x.wrapping_rem(y) as u64
-        }
-        VOp::IMod => {
-            if y == 0 {
-                return err("divide by zero");
-            }
-            if y == -1 {
-                0
-            } else {
-                let r = x % y;
-                (if r != 0 && (r < 0) != (y < 0) {
-                    r + y
-                } else {
-                    r
-                }) as u64
-            }
-        }
-        VOp::IAnd => (x & y) as u64,
-        VOp::IOr => (x | y) as u64,
-        VOp::IXor => (x ^ y) as u64,
-        VOp::IShl | VOp::IShr | VOp::IShrL => {
-            if y < 0 {
-                return err("arithmetic overflow");
-            }
-            match op {
-                VOp::IShl if y >= 64 => 0,
-                VOp::IShl => (x << y) as u64,
-                VOp::IShr => (x >> y.min(63)) as u64,
-                _ if y >= 64 => 0,
-                _ => (x as u64) >> y,
-            }
-        }
-        VOp::DAdd => (fx + fy).to_bits(),
-        VOp::DSub => (fx - fy).to_bits(),
-        VOp::DMul => (fx * fy).to_bits(),
-        VOp::DDiv => (fx / fy).to_bits(),
-        VOp::DPow => fx.powf(fy).to_bits(),
-    })
-}
-
-/// A unary operation on value registers.
-#[inline]
-pub fn unop(op: VUnOp, a: u64) -> Result<u64, Stop> {
-    let f = f64::from_bits(a);
-    let d = |x: f64| Ok(x.to_bits());
-    match op {
-        VUnOp::INeg => Ok((a as i64).wrapping_neg() as u64),
-        VUnOp::INot => Ok(!a),
-        VUnOp::IPopCount => Ok(a.count_ones() as u64),
-        VUnOp::IClz => Ok(a.leading_zeros() as u64),
-        VUnOp::ICtz => Ok(a.trailing_zeros() as u64),
-        VUnOp::DNeg => d(-f),
-        VUnOp::DToFloat => d(f as f32 as f64),
-        VUnOp::IntToDouble => d(a as i64 as f64),
-        VUnOp::Ord => Ok(a),
-        VUnOp::Chr => {
-            let i = a as i64;
-            if (0..=0x10FFFF).contains(&i) {
-                Ok(a)
-            } else {
-                err(format!("Prelude.chr: bad argument: {i}"))
-            }
-        }
-        VUnOp::DExp => d(f.exp()),
-        VUnOp::DLog => d(f.ln()),
-        VUnOp::DSqrt => d(f.sqrt()),
-        VUnOp::DSin => d(f.sin()),
-        VUnOp::DCos => d(f.cos()),
-        VUnOp::DTan => d(f.tan()),
-        VUnOp::DAsin => d(f.asin()),
-        VUnOp::DAcos => d(f.acos()),
-        VUnOp::DAtan => d(f.atan()),
-        VUnOp::DSinh => d(f.sinh()),
-        VUnOp::DCosh => d(f.cosh()),
-        VUnOp::DTanh => d(f.tanh()),
-        // SAFETY: plain libm functions on a double.
-        VUnOp::DAsinh => d(unsafe { libm::asinh(f) }),
-        VUnOp::DAcosh => d(unsafe { libm::acosh(f) }),
-        VUnOp::DAtanh => d(unsafe { libm::atanh(f) }),
-    }
-}
-
-/// The C library's functions that Rust's std computes differently (GHC
-/// calls libm; the standard library links it on every platform we run on).
-mod libm {
-    extern "C" {
-        pub fn asinh(x: f64) -> f64;
-        pub fn acosh(x: f64) -> f64;
-        pub fn atanh(x: f64) -> f64;
     }
 }

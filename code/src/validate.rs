@@ -13,7 +13,7 @@
 //! arity; `MkCon` with the constructor's arity; `Global`s of the right
 //! kind; literal indices in range; `main` present.
 
-use crate::code::*;
+use crate::*;
 
 pub fn validate(p: &Program) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();

@@ -1,4 +1,11 @@
-//! The instruction set: what the code generator produces and the reducer runs.
+//! gph-code: what the compiler and the machine share, and nothing else.
+//! The instruction set (this module: what the code generator produces and
+//! the reducer runs), its checker (`validate`, the contract the machine
+//! relies on), names (`split_qual`) and the values both compute with
+//! (`values`: Integers, the operations on value registers, the pure
+//! primitives). Its own crate so that the compiler does not depend on the
+//! machine: a change to the reducer rebuilds neither the compiler nor the
+//! stepper (docs/design.md, "The pipeline").
 //!
 //! # The machine model
 //!
@@ -69,6 +76,9 @@
 //!   continues by evaluating the closure; its value is returned to the
 //!   caller as `Ret` would.
 //! * A tail call (`TailCall`, `TailApply`, `Enter`) never grows the stacks.
+
+pub mod validate;
+pub mod values;
 
 use num_bigint::BigInt;
 use serde::{Deserialize, Serialize};
