@@ -4,7 +4,7 @@ mod cache;
 mod calibrate;
 mod repl;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use gph_runtime::parallel::policy::Sched;
 use gph_runtime::EngineKind;
 use gph_syntax::{Diagnostic, SourceFile, SourceMap};
@@ -74,8 +74,8 @@ enum Command {
     },
     /// Print what one compiler pass produced.
     Dump {
-        #[arg(long, value_enum)]
-        stage: Stage,
+        #[arg(long, value_parser = stage_parser())]
+        stage: gph_compiler::Stage,
         file: String,
         #[command(flatten)]
         compiler: CompileOpts,
@@ -341,27 +341,17 @@ impl MachineOpts {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Stage {
-    /// The lexer's tokens.
-    Tokens,
-    /// Tokens with the layout rule's virtual braces and semicolons (`v{ v; v}`).
-    Layout,
-    /// The syntax tree after parsing and fixity resolution.
-    Ast,
-    /// The program with every name resolved to its definition.
-    Renamed,
-    /// Every top-level binding with its inferred type.
-    Types,
-    /// The desugared Core program.
-    Core,
-    /// Core after the simplifier and deforestation (at -O0 only renamed
-    /// apart), as lambda lifting takes it.
-    Simplified,
-    /// The lambda-lifted supercombinators.
-    Sc,
-    /// The machine code of each supercombinator.
-    Code,
+/// `--stage`: the compiler's list of stages, with what each shows.
+fn stage_parser() -> impl clap::builder::TypedValueParser<Value = gph_compiler::Stage> {
+    use clap::builder::{PossibleValue, TypedValueParser};
+    let all = gph_compiler::Stage::ALL;
+    clap::builder::PossibleValuesParser::new(all.map(|(_, n, h)| PossibleValue::new(n).help(h)))
+        .map(move |s| {
+            all.iter()
+                .find(|(_, n, _)| *n == s)
+                .expect("a listed stage")
+                .0
+        })
 }
 
 fn read_source(path: &str) -> Result<SourceFile, String> {
@@ -489,17 +479,6 @@ fn run(cli: Cli) -> Result<(), ()> {
             compiler,
         } => {
             let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
-            let stage = match stage {
-                Stage::Tokens => gph_compiler::Stage::Tokens,
-                Stage::Layout => gph_compiler::Stage::Layout,
-                Stage::Ast => gph_compiler::Stage::Ast,
-                Stage::Renamed => gph_compiler::Stage::Renamed,
-                Stage::Types => gph_compiler::Stage::Types,
-                Stage::Core => gph_compiler::Stage::Core,
-                Stage::Simplified => gph_compiler::Stage::Simplified,
-                Stage::Sc => gph_compiler::Stage::Sc,
-                Stage::Code => gph_compiler::Stage::Code,
-            };
             let result = gph_compiler::dump(&src, stage, &compiler.options());
             let failed = report(&result.sources, &result.diagnostics);
             if let Some(out) = result.output {

@@ -49,7 +49,8 @@ mod testing;
 use gph_syntax::{layout, lexer, pretty, Diagnostic, SourceFile, SourceMap};
 use std::path::Path;
 
-/// A pass whose output `gph dump` can print.
+/// A pass whose output `gph dump` can print (`Stage::ALL` says what each
+/// shows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
     Tokens,
@@ -57,16 +58,51 @@ pub enum Stage {
     Ast,
     Renamed,
     Types,
-    /// Core as the desugarer left it.
     Core,
-    /// Core after the Core-to-Core passes (simplifier, deforestation; at
-    /// `-O0` only renamed apart): what lambda lifting takes.
     Simplified,
-    /// The lifted supercombinators (after simplification), with the
-    /// strictness and workers found.
     Sc,
-    /// The machine code.
     Code,
+}
+
+impl Stage {
+    /// Every stage in the pipeline's order, with its name for `gph dump
+    /// --stage` and what it shows (the command's help).
+    pub const ALL: [(Stage, &'static str, &'static str); 9] = [
+        (Stage::Tokens, "tokens", "The lexer's tokens"),
+        (
+            Stage::Layout,
+            "layout",
+            "Tokens with the layout rule's virtual braces and semicolons (`v{ v; v}`)",
+        ),
+        (
+            Stage::Ast,
+            "ast",
+            "The syntax tree after parsing and fixity resolution",
+        ),
+        (
+            Stage::Renamed,
+            "renamed",
+            "The program with every name resolved to its definition",
+        ),
+        (
+            Stage::Types,
+            "types",
+            "Every top-level binding with its inferred type",
+        ),
+        (Stage::Core, "core", "The desugared Core program"),
+        (
+            Stage::Simplified,
+            "simplified",
+            "Core after the simplifier and deforestation (at -O0 only renamed apart), \
+             as lambda lifting takes it",
+        ),
+        (Stage::Sc, "sc", "The lambda-lifted supercombinators"),
+        (
+            Stage::Code,
+            "code",
+            "The machine code of each supercombinator",
+        ),
+    ];
 }
 
 /// The outcome of running the front end: every diagnostic, and the files
