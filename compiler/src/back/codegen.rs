@@ -1668,44 +1668,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     }),
                 }
             }
-            return match strictness::ret_kind(w.ret) {
-                None => {
-                    if ctx == Ctx::Tail && self.ret == RetKind::Boxed {
-                        self.emit(Instr::TailCall {
-                            sc: id,
-                            args: regs,
-                            vargs: vregs,
-                        });
-                        return Res::Done;
-                    }
-                    let dst = self.new_reg();
-                    self.emit(Instr::Call {
-                        sc: id,
-                        args: regs,
-                        vargs: vregs,
-                        dst,
-                    });
-                    self.finish_reg(dst, ctx)
-                }
-                Some(k) => {
-                    if ctx == Ctx::Tail && self.ret == w.ret {
-                        self.emit(Instr::TailCall {
-                            sc: id,
-                            args: regs,
-                            vargs: vregs,
-                        });
-                        return Res::Done;
-                    }
-                    let dst = self.new_vreg();
-                    self.emit(Instr::CallV {
-                        sc: id,
-                        args: regs,
-                        vargs: vregs,
-                        dst,
-                    });
-                    self.finish_v(dst, k, ctx)
-                }
-            };
+            return self.call(id, regs, vregs, w.ret, ctx);
         }
         let id = self.g.lifted_id(g).unwrap();
         let regs: Vec<Reg> = args
@@ -1719,22 +1682,39 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 }
             })
             .collect();
-        if ctx == Ctx::Tail && self.ret == RetKind::Boxed {
-            self.emit(Instr::TailCall {
-                sc: id,
-                args: regs,
-                vargs: vec![],
-            });
+        self.call(id, regs, vec![], RetKind::Boxed, ctx)
+    }
+
+    /// A call of the supercombinator `sc`, which returns `ret`: a tail call
+    /// when it is in tail position of a function that returns the same
+    /// way, else a call whose result `ctx` takes.
+    fn call(&mut self, sc: ScId, args: Vec<Reg>, vargs: Vec<VReg>, ret: RetKind, ctx: Ctx) -> Res {
+        if ctx == Ctx::Tail && self.ret == ret {
+            self.emit(Instr::TailCall { sc, args, vargs });
             return Res::Done;
         }
-        let dst = self.new_reg();
-        self.emit(Instr::Call {
-            sc: id,
-            args: regs,
-            vargs: vec![],
-            dst,
-        });
-        self.finish_reg(dst, ctx)
+        match strictness::ret_kind(ret) {
+            None => {
+                let dst = self.new_reg();
+                self.emit(Instr::Call {
+                    sc,
+                    args,
+                    vargs,
+                    dst,
+                });
+                self.finish_reg(dst, ctx)
+            }
+            Some(k) => {
+                let dst = self.new_vreg();
+                self.emit(Instr::CallV {
+                    sc,
+                    args,
+                    vargs,
+                    dst,
+                });
+                self.finish_v(dst, k, ctx)
+            }
+        }
     }
 
     // ------------------------------------------------------------ primitives
@@ -1879,22 +1859,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                 let s = self.lazy(args[1]);
                 let w = self.lazy(args[2]);
                 let id = self.g.helper(Job::PutStr);
-                if ctx == Ctx::Tail && self.ret == RetKind::Boxed {
-                    self.emit(Instr::TailCall {
-                        sc: id,
-                        args: vec![s, w, h],
-                        vargs: vec![],
-                    });
-                    return Res::Done;
-                }
-                let dst = self.new_reg();
-                self.emit(Instr::Call {
-                    sc: id,
-                    args: vec![s, w, h],
-                    vargs: vec![],
-                    dst,
-                });
-                self.finish_reg(dst, ctx)
+                self.call(id, vec![s, w, h], vec![], RetKind::Boxed, ctx)
             }
             Special::ArrIndex => {
                 let arr = self.strict(args[0]);
