@@ -56,13 +56,15 @@ pub fn module_name(m: &Module) -> Sym {
 /// Whether a module gets the implicit `import Prelude`: not the Prelude,
 /// and not the library's `Gph.` modules beneath it (Gph.Prim, and Gph.IO,
 /// which the Prelude imports).
-pub fn implicit_prelude(name: &str, m: &Module) -> bool {
+fn implicit_prelude(name: &str, m: &Module) -> bool {
     name != "Prelude"
         && !(name.starts_with("Gph.") && library_source(name).is_some())
         && !m.imports.iter().any(|i| &*i.module.name == "Prelude")
 }
 
-fn imports_of(name: &str, m: &Module) -> Vec<Import> {
+/// A module's imports, the implicit `import Prelude` included (the
+/// loader follows them, the renamer brings their names into scope).
+pub fn imports_of(name: &str, m: &Module) -> Vec<Import> {
     let mut v = m.imports.clone();
     if implicit_prelude(name, m) {
         let span = m.span.point();

@@ -10,7 +10,7 @@
 //! * the clauses of one function are adjacent.
 
 use crate::front::fixity::{self, Fixity};
-use crate::front::modules::{implicit_prelude, module_name, Loaded};
+use crate::front::modules::{imports_of, module_name, Loaded};
 use crate::front::records::{self, ConFields};
 use gph_syntax::ast::*;
 use gph_syntax::lexer::Sym;
@@ -1357,21 +1357,7 @@ fn rename_module(
             r.g.type_cons.insert(ty, cons);
         }
     }
-    let mut imports = m.imports.clone();
-    if implicit_prelude(&name, &m) {
-        let span = m.span.point();
-        imports.push(Import {
-            module: Ident {
-                name: Sym::from("Prelude"),
-                span,
-            },
-            qualified: false,
-            alias: None,
-            items: None,
-            span,
-        });
-    }
-    for imp in &imports {
+    for imp in &imports_of(&name, &m) {
         import(&mut r, imp);
     }
     // Top-level fixities (including those declared in class bodies for methods).
