@@ -29,7 +29,7 @@
 //! (`Con$con`, and the primitive's own name).
 
 use crate::back::lift::{self, ScDef};
-use crate::back::prims::{Kind, Op, PrimInfo, Special, Ty};
+use crate::back::prims::{Op, PrimInfo, Special, Ty, ValueKind};
 use crate::back::strictness::{self, Info, Worker};
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
 use gph_code::{
@@ -47,7 +47,7 @@ pub const IORES_NAME: &str = "Gph.Prim.IORes";
 enum Ctx {
     Tail,
     Strict,
-    Value(Kind),
+    Value(ValueKind),
 }
 
 enum Res {
@@ -59,7 +59,7 @@ enum Res {
 #[derive(Clone, Copy, Debug)]
 enum Loc {
     Boxed { reg: Reg, evald: bool },
-    Unboxed { v: VReg, kind: Kind },
+    Unboxed { v: VReg, kind: ValueKind },
 }
 
 #[derive(Clone, Debug)]
@@ -834,19 +834,19 @@ impl<'a> Gen<'a> {
     }
 }
 
-fn box_instr(k: Kind, dst: Reg, src: VReg) -> Instr {
+fn box_instr(k: ValueKind, dst: Reg, src: VReg) -> Instr {
     match k {
-        Kind::Int => Instr::BoxInt { dst, src },
-        Kind::Double => Instr::BoxDouble { dst, src },
-        Kind::Char => Instr::BoxChar { dst, src },
+        ValueKind::Int => Instr::BoxInt { dst, src },
+        ValueKind::Double => Instr::BoxDouble { dst, src },
+        ValueKind::Char => Instr::BoxChar { dst, src },
     }
 }
 
-fn lit_bits(l: &Lit) -> Option<(Kind, u64)> {
+fn lit_bits(l: &Lit) -> Option<(ValueKind, u64)> {
     match l {
-        Lit::Int(n) => Some((Kind::Int, *n as u64)),
-        Lit::Double(d) => Some((Kind::Double, d.to_bits())),
-        Lit::Char(c) => Some((Kind::Char, *c as u64)),
+        Lit::Int(n) => Some((ValueKind::Int, *n as u64)),
+        Lit::Double(d) => Some((ValueKind::Double, d.to_bits())),
+        Lit::Char(c) => Some((ValueKind::Char, *c as u64)),
         _ => None,
     }
 }
@@ -1059,7 +1059,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
     }
 
-    fn finish_v(&mut self, v: VReg, k: Kind, ctx: Ctx) -> Res {
+    fn finish_v(&mut self, v: VReg, k: ValueKind, ctx: Ctx) -> Res {
         match ctx {
             Ctx::Value(_) => Res::V(v),
             Ctx::Strict => {
@@ -1087,7 +1087,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
     }
 
-    fn value(&mut self, e: &Expr, k: Kind) -> VReg {
+    fn value(&mut self, e: &Expr, k: ValueKind) -> VReg {
         match self.expr(e, Ctx::Value(k)) {
             Res::V(v) => v,
             Res::R(r) => {
@@ -1493,7 +1493,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     }
 
     /// The unboxed kind an expression produces without boxing, if any.
-    fn natural_kind(&self, e: &Expr) -> Option<Kind> {
+    fn natural_kind(&self, e: &Expr) -> Option<ValueKind> {
         gph_syntax::stack::guard();
         match e {
             Expr::Lit(l) => lit_bits(l).map(|(k, _)| k),
@@ -1972,7 +1972,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     let Some((_, bits)) = lit_bits(l) else {
                         continue;
                     };
-                    let at = if k == Kind::Double {
+                    let at = if k == ValueKind::Double {
                         let c = self.new_vreg();
                         self.emit(Instr::ConstV { dst: c, bits });
                         self.emit(Instr::BranchCmp {
@@ -2183,7 +2183,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     }
 
     /// A saturated comparison primitive: (cmp, (left, kind), right).
-    fn comparison<'e>(&self, e: &'e Expr) -> Option<(Cmp, (&'e Expr, Kind), &'e Expr)> {
+    fn comparison<'e>(&self, e: &'e Expr) -> Option<(Cmp, (&'e Expr, ValueKind), &'e Expr)> {
         let (f, args) = spine(e);
         if let Head::Prim(p) = self.head(f) {
             if let (Op::Cmp(c), 2) = (p.op, args.len()) {

@@ -47,11 +47,11 @@ impl Ty {
         )
     }
     /// The unboxed kind of the type, if it has one.
-    pub fn unboxed(self) -> Option<Kind> {
+    pub fn unboxed(self) -> Option<ValueKind> {
         match self {
-            Ty::Int => Some(Kind::Int),
-            Ty::Double => Some(Kind::Double),
-            Ty::Char => Some(Kind::Char),
+            Ty::Int => Some(ValueKind::Int),
+            Ty::Double => Some(ValueKind::Double),
+            Ty::Char => Some(ValueKind::Char),
             _ => None,
         }
     }
@@ -59,7 +59,7 @@ impl Ty {
 
 /// The kinds of unboxed values (in value registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub enum ValueKind {
     Int,
     Double,
     Char,

@@ -24,7 +24,7 @@
 //!   Known saturated calls go to the worker directly (`CallV`).
 
 use crate::back::lift::{self, GlobalKind};
-use crate::back::prims::{self, Kind, Op, PrimInfo, Special};
+use crate::back::prims::{self, Op, PrimInfo, Special, ValueKind};
 use crate::core::{AltCon, Bind, Expr, Lit};
 use gph_code::{RetKind, ScKind};
 use gph_syntax::lexer::Sym;
@@ -34,7 +34,7 @@ use std::fmt::Write;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Worker {
     /// Per parameter: unboxed of that kind, or boxed.
-    pub params: Vec<Option<Kind>>,
+    pub params: Vec<Option<ValueKind>>,
     pub ret: RetKind,
 }
 
@@ -290,11 +290,11 @@ struct Kinds<'e, 'a> {
     /// The function being analysed: its own calls return what it returns.
     this: Option<Sym>,
     /// Evidence on variables.
-    vars: HashMap<u32, Kind>,
+    vars: HashMap<u32, ValueKind>,
 }
 
 impl Kinds<'_, '_> {
-    fn note(&mut self, e: &Expr, k: Kind) {
+    fn note(&mut self, e: &Expr, k: ValueKind) {
         if let Expr::Local(v) = e {
             self.vars.entry(v.id).or_insert(k);
         }
@@ -361,7 +361,7 @@ impl Kinds<'_, '_> {
     }
 
     /// The unboxed kind an expression certainly produces, if any.
-    fn expr_kind(&self, e: &Expr) -> Option<Kind> {
+    fn expr_kind(&self, e: &Expr) -> Option<ValueKind> {
         gph_syntax::stack::guard();
         match e {
             Expr::Lit(l) => lit_kind(l),
@@ -395,7 +395,7 @@ impl Kinds<'_, '_> {
 
     /// The kind every way out of `e` returns (None: boxed / unknown;
     /// Some(None): only failures).
-    fn result(&self, e: &Expr, depth: usize) -> Option<Option<Kind>> {
+    fn result(&self, e: &Expr, depth: usize) -> Option<Option<ValueKind>> {
         gph_syntax::stack::guard();
         if depth > 100 {
             return None;
@@ -406,7 +406,7 @@ impl Kinds<'_, '_> {
         match e {
             Expr::Let(_, body) => self.result(body, depth + 1),
             Expr::Case(_, _, alts, def) => {
-                let mut acc: Option<Kind> = None;
+                let mut acc: Option<ValueKind> = None;
                 for body in alts.iter().map(|a| &a.body).chain(def.iter().map(|d| &**d)) {
                     match self.result(body, depth + 1)? {
                         None => {}
@@ -454,29 +454,29 @@ impl Kinds<'_, '_> {
     }
 }
 
-fn lit_kind(l: &Lit) -> Option<Kind> {
+fn lit_kind(l: &Lit) -> Option<ValueKind> {
     match l {
-        Lit::Int(_) => Some(Kind::Int),
-        Lit::Double(_) => Some(Kind::Double),
-        Lit::Char(_) => Some(Kind::Char),
+        Lit::Int(_) => Some(ValueKind::Int),
+        Lit::Double(_) => Some(ValueKind::Double),
+        Lit::Char(_) => Some(ValueKind::Char),
         _ => None,
     }
 }
 
-pub fn ret_kind(r: RetKind) -> Option<Kind> {
+pub fn ret_kind(r: RetKind) -> Option<ValueKind> {
     match r {
-        RetKind::Int => Some(Kind::Int),
-        RetKind::Double => Some(Kind::Double),
-        RetKind::Char => Some(Kind::Char),
+        RetKind::Int => Some(ValueKind::Int),
+        RetKind::Double => Some(ValueKind::Double),
+        RetKind::Char => Some(ValueKind::Char),
         RetKind::Boxed => None,
     }
 }
 
-pub fn kind_ret(k: Option<Kind>) -> RetKind {
+pub fn kind_ret(k: Option<ValueKind>) -> RetKind {
     match k {
-        Some(Kind::Int) => RetKind::Int,
-        Some(Kind::Double) => RetKind::Double,
-        Some(Kind::Char) => RetKind::Char,
+        Some(ValueKind::Int) => RetKind::Int,
+        Some(ValueKind::Double) => RetKind::Double,
+        Some(ValueKind::Char) => RetKind::Char,
         None => RetKind::Boxed,
     }
 }
@@ -508,7 +508,7 @@ fn workers(env: &mut Env) {
                 }
             }
             let strict = &env.info.strict[&sc.name];
-            let params: Vec<Option<Kind>> = sc
+            let params: Vec<Option<ValueKind>> = sc
                 .params
                 .iter()
                 .zip(strict)

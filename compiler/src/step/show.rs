@@ -87,8 +87,9 @@ enum Task<'a> {
     Tmpl(&'a T, usize, u8),
 }
 
+/// How a node is shown.
 #[derive(Clone, Copy, PartialEq)]
-enum Kind {
+enum Shape {
     /// Printed as one word, never named.
     Atom,
     /// A dictionary: left out.
@@ -156,24 +157,26 @@ impl<'a> Shower<'a> {
         c.flags & DICT != 0 || matches!(&c.node, Node::Data(k, _) if self.p.cons[*k as usize].class)
     }
 
-    fn kind(&self, a: Addr) -> Kind {
+    fn kind(&self, a: Addr) -> Shape {
         if self.hidden(a) {
-            return Kind::Hidden;
+            return Shape::Hidden;
         }
         let c = &self.m.heap[a as usize];
         if a != self.start && c.flags & GLOBAL != 0 {
-            return Kind::Atom;
+            return Shape::Atom;
         }
         match &c.node {
-            Node::App(..) | Node::Case(..) => Kind::Compound,
-            Node::Data(_, fs) if !fs.is_empty() => Kind::Compound,
-            Node::Closure(code, _) if self.p.codes[*code as usize].name.is_none() => Kind::Compound,
-            _ => Kind::Atom,
+            Node::App(..) | Node::Case(..) => Shape::Compound,
+            Node::Data(_, fs) if !fs.is_empty() => Shape::Compound,
+            Node::Closure(code, _) if self.p.codes[*code as usize].name.is_none() => {
+                Shape::Compound
+            }
+            _ => Shape::Atom,
         }
     }
 
     fn named(&self, a: Addr) -> bool {
-        self.kind(a) == Kind::Compound && self.refs.get(&a).is_some_and(|n| *n > 1)
+        self.kind(a) == Shape::Compound && self.refs.get(&a).is_some_and(|n| *n > 1)
     }
 
     // ------------------------------------------------------------ templates
@@ -245,7 +248,7 @@ impl<'a> Shower<'a> {
                 *n += 1;
                 *n
             };
-            if n > 1 || self.kind(a) != Kind::Compound {
+            if n > 1 || self.kind(a) != Shape::Compound {
                 continue;
             }
             seen += 1;
@@ -441,7 +444,7 @@ impl<'a> Shower<'a> {
                     if self.named(a) {
                         let n = self.name_of(a);
                         self.out.push_str(&n);
-                    } else if self.kind(a) == Kind::Compound && !self.refs.contains_key(&a) {
+                    } else if self.kind(a) == Shape::Compound && !self.refs.contains_key(&a) {
                         // Beyond what the first walk looked at.
                         self.truncated = true;
                         return;
