@@ -77,6 +77,7 @@
 //!   caller as `Ret` would.
 //! * A tail call (`TailCall`, `TailApply`, `Enter`) never grows the stacks.
 
+pub mod asm;
 pub mod validate;
 pub mod values;
 

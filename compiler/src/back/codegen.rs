@@ -32,6 +32,7 @@ use crate::back::lift::{self, ScDef};
 use crate::back::prims::{Op, PrimInfo, Special, Ty, ValueKind};
 use crate::back::strictness::{self, Info, Worker};
 use crate::core::{AltCon, Bind, Expr, Lit, Var};
+use gph_code::asm::{set_targets, Asm};
 use gph_code::{
     self as code, Cmp, ConId, ConInfo, Global, GlobalId, Instr, Pc, Prim, Reg, RetKind, ScId,
     ScKind, Supercomb, VReg, CONS, IORES, NIL,
@@ -467,28 +468,38 @@ impl<'a> Gen<'a> {
     /// the evaluated list.
     fn deep_string(&mut self, name: String) -> Supercomb {
         let (s, p, h) = (Reg(0), Reg(1), Reg(2));
-        let code = vec![
-            Instr::Move { dst: p, src: s },
-            Instr::Eval { reg: p }, // 1
-            Instr::Switch {
-                reg: p,
-                targets: vec![7, 3],
-            },
-            Instr::Field {
-                dst: h,
-                reg: p,
-                field: 0,
-            },
-            Instr::Eval { reg: h },
-            Instr::Field {
-                dst: p,
-                reg: p,
-                field: 1,
-            },
-            Instr::Jump { target: 1 },
-            Instr::Eval { reg: s }, // 7
-            Instr::Ret { reg: s },
-        ];
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        enum L {
+            Next,
+            Cons,
+            Done,
+        }
+        let mut a = Asm::new();
+        a.push(Instr::Move { dst: p, src: s });
+        a.label(L::Next);
+        a.push(Instr::Eval { reg: p });
+        let switch = Instr::Switch {
+            reg: p,
+            targets: vec![],
+        };
+        a.jump(switch, &[L::Done, L::Cons]);
+        a.label(L::Cons);
+        a.push(Instr::Field {
+            dst: h,
+            reg: p,
+            field: 0,
+        });
+        a.push(Instr::Eval { reg: h });
+        a.push(Instr::Field {
+            dst: p,
+            reg: p,
+            field: 1,
+        });
+        a.jump(Instr::Jump { target: 0 }, &[L::Next]);
+        a.label(L::Done);
+        a.push(Instr::Eval { reg: s });
+        a.push(Instr::Ret { reg: s });
+        let code = a.finish();
         Supercomb {
             name,
             kind: ScKind::Fun,
@@ -534,8 +545,8 @@ impl<'a> Gen<'a> {
             VReg(6),
         );
         const BLOCK: u64 = 2047;
-        // Labels: jumps are patched once every label is placed.
-        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        // Labels: `Asm` points the jumps at them when the code is finished.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
         enum L {
             SetLine,
             Start,
@@ -556,9 +567,7 @@ impl<'a> Gen<'a> {
             NoBufCons,
             Single,
         }
-        let mut c: Vec<Instr> = Vec::new();
-        let mut at: HashMap<L, Pc> = HashMap::new();
-        let mut fix: Vec<(usize, Vec<L>)> = Vec::new();
+        let mut c: Asm<L> = Asm::new();
         let nil = |dst| Instr::MkCon {
             dst,
             con: NIL,
@@ -567,13 +576,12 @@ impl<'a> Gen<'a> {
         let k = |x: i64| x as u64;
         macro_rules! label {
             ($l:expr) => {
-                at.insert($l, c.len() as Pc);
+                c.label($l);
             };
         }
         macro_rules! jump {
             ($i:expr, $($l:expr),+) => {{
-                fix.push((c.len(), vec![$($l),+]));
-                c.push($i);
+                c.jump($i, &[$($l),+]);
             }};
         }
         // Evaluates the list in `$list`: to `$nil` if empty, else on at
@@ -811,16 +819,7 @@ impl<'a> Gen<'a> {
             args: vec![handle, out, w],
         });
         c.push(Instr::Ret { reg: tmp });
-        for (i, ls) in fix {
-            let ts: Vec<Pc> = ls.iter().map(|l| at[l]).collect();
-            match &mut c[i] {
-                Instr::Switch { targets, .. } => *targets = ts,
-                Instr::Jump { target }
-                | Instr::BranchCmp { target, .. }
-                | Instr::BranchEqConst { target, .. } => *target = ts[0],
-                _ => unreachable!("only jumps are patched"),
-            }
-        }
+        let c = c.finish();
         Supercomb {
             name,
             kind: ScKind::Fun,
@@ -1007,12 +1006,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     }
 
     fn patch(&mut self, at: usize, target: Pc) {
-        match &mut self.code[at] {
-            Instr::Jump { target: t }
-            | Instr::BranchCmp { target: t, .. }
-            | Instr::BranchEqConst { target: t, .. } => *t = target,
-            _ => {}
-        }
+        set_targets(&mut self.code[at], &[target]);
     }
 
     /// Runs `f` on a copy of the environment and register state (for one
