@@ -66,6 +66,30 @@ impl<L: Copy + Eq + Hash + std::fmt::Debug> Asm<L> {
     }
 }
 
+/// Hand-written code as a list (the runtime's tests write machine code
+/// so): an instruction, a label (placed at the next instruction), or a
+/// jump to labels.
+pub enum Item<L> {
+    I(Instr),
+    At(L),
+    To(Instr, Vec<L>),
+}
+
+/// The code of `items`, every jump pointing at its labels.
+pub fn assemble<L: Copy + Eq + Hash + std::fmt::Debug>(
+    items: impl IntoIterator<Item = Item<L>>,
+) -> Vec<Instr> {
+    let mut a = Asm::new();
+    for item in items {
+        match item {
+            Item::I(i) => a.push(i),
+            Item::At(l) => a.label(l),
+            Item::To(i, ls) => a.jump(i, &ls),
+        }
+    }
+    a.finish()
+}
+
 /// Points the jump `i` at `ts`: all of them for a Switch, the first for a
 /// Jump or a branch.
 pub fn set_targets(i: &mut Instr, ts: &[Pc]) {

@@ -545,35 +545,39 @@ fn tail_recursive_loop_in_constant_stack() {
     // loop n acc = if n == 0 then acc else loop (n-1) (acc+n)
     let mut a = Asm::new();
     let lp = a.declare("Main.loop", ScKind::Fun, 0, 2, RetKind::Int);
-    a.define(
+    a.define_at(
         lp,
         0,
         3,
         vec![
-            BranchEqConst {
-                a: v(0),
-                bits: 0,
-                target: 5,
-            },
-            OpV {
+            To(
+                BranchEqConst {
+                    a: v(0),
+                    bits: 0,
+                    target: 0,
+                },
+                vec!["done"],
+            ),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(1),
                 a: v(1),
                 b: v(0),
-            },
-            ConstV { dst: v(2), bits: 1 },
-            OpV {
+            }),
+            I(ConstV { dst: v(2), bits: 1 }),
+            I(OpV {
                 op: VOp::ISub,
                 dst: v(0),
                 a: v(0),
                 b: v(2),
-            },
-            TailCall {
+            }),
+            I(TailCall {
                 sc: lp,
                 args: vec![],
                 vargs: vregs(&[0, 1]),
-            },
-            RetV { reg: v(1) },
+            }),
+            At("done"),
+            I(RetV { reg: v(1) }),
         ],
     );
     a.main_printing(
@@ -609,38 +613,42 @@ fn heap_exhaustion() {
     let mut a = Asm::new();
     let len = length_worker(&mut a);
     let build = a.declare("Main.build", ScKind::Fun, 1, 1, RetKind::Boxed);
-    a.define(
+    a.define_at(
         build,
         3,
         2,
         vec![
-            BranchEqConst {
-                a: v(0),
-                bits: 0,
-                target: 6,
-            },
-            BoxInt {
+            To(
+                BranchEqConst {
+                    a: v(0),
+                    bits: 0,
+                    target: 0,
+                },
+                vec!["done"],
+            ),
+            I(BoxInt {
                 dst: r(1),
                 src: v(0),
-            },
-            MkCon {
+            }),
+            I(MkCon {
                 dst: r(2),
                 con: CONS,
                 args: regs(&[1, 0]),
-            },
-            ConstV { dst: v(1), bits: 1 },
-            OpV {
+            }),
+            I(ConstV { dst: v(1), bits: 1 }),
+            I(OpV {
                 op: VOp::ISub,
                 dst: v(0),
                 a: v(0),
                 b: v(1),
-            },
-            TailCall {
+            }),
+            I(TailCall {
                 sc: build,
                 args: regs(&[2]),
                 vargs: vregs(&[0]),
-            },
-            Ret { reg: r(0) },
+            }),
+            At("done"),
+            I(Ret { reg: r(0) }),
         ],
     );
     a.main_printing(

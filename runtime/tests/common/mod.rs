@@ -2,6 +2,7 @@
 //! captures stdout.
 #![allow(dead_code)]
 
+pub use gph_runtime::code::asm::Item::{self, At, To, I};
 pub use gph_runtime::code::*;
 pub use gph_runtime::{run_main_with, Config, Exit, Stats, Tuning};
 pub use Instr::*;
@@ -70,6 +71,11 @@ impl Asm {
             code: vec![],
         });
         ScId(self.p.scs.len() as u32 - 1)
+    }
+
+    /// `define` with code whose jumps name labels.
+    pub fn define_at(&mut self, sc: ScId, nregs: u16, nvregs: u16, items: Vec<Item<&'static str>>) {
+        self.define(sc, nregs, nvregs, gph_runtime::code::asm::assemble(items));
     }
 
     pub fn define(&mut self, sc: ScId, nregs: u16, nvregs: u16, code: Vec<Instr>) {
@@ -209,60 +215,64 @@ pub fn int(i: i64) -> u64 {
 /// nfib$w :: Int# -> Int#, the unboxed worker.
 pub fn nfib_worker(a: &mut Asm) -> ScId {
     let w = a.declare("Main.nfib$w", ScKind::Fun, 0, 1, RetKind::Int);
-    a.define(
+    a.define_at(
         w,
         0,
         5,
         vec![
-            ConstV { dst: v(1), bits: 2 }, // 0
-            BranchCmp {
-                cmp: Cmp::ILt,
-                a: v(0),
-                b: v(1),
-                target: 12,
-            }, // 1
-            ConstV { dst: v(1), bits: 1 }, // 2
-            OpV {
+            I(ConstV { dst: v(1), bits: 2 }),
+            To(
+                BranchCmp {
+                    cmp: Cmp::ILt,
+                    a: v(0),
+                    b: v(1),
+                    target: 0,
+                },
+                vec!["small"],
+            ),
+            I(ConstV { dst: v(1), bits: 1 }),
+            I(OpV {
                 op: VOp::ISub,
                 dst: v(2),
                 a: v(0),
                 b: v(1),
-            }, // 3
-            CallV {
+            }),
+            I(CallV {
                 sc: w,
                 args: vec![],
                 vargs: vregs(&[2]),
                 dst: v(3),
-            }, // 4
-            ConstV { dst: v(1), bits: 2 }, // 5
-            OpV {
+            }),
+            I(ConstV { dst: v(1), bits: 2 }),
+            I(OpV {
                 op: VOp::ISub,
                 dst: v(2),
                 a: v(0),
                 b: v(1),
-            }, // 6
-            CallV {
+            }),
+            I(CallV {
                 sc: w,
                 args: vec![],
                 vargs: vregs(&[2]),
                 dst: v(4),
-            }, // 7
-            OpV {
+            }),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(3),
                 a: v(3),
                 b: v(4),
-            }, // 8
-            ConstV { dst: v(1), bits: 1 }, // 9
-            OpV {
+            }),
+            I(ConstV { dst: v(1), bits: 1 }),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(3),
                 a: v(3),
                 b: v(1),
-            }, // 10
-            RetV { reg: v(3) },            // 11
-            ConstV { dst: v(3), bits: 1 }, // 12
-            RetV { reg: v(3) },            // 13
+            }),
+            I(RetV { reg: v(3) }),
+            At("small"),
+            I(ConstV { dst: v(3), bits: 1 }),
+            I(RetV { reg: v(3) }),
         ],
     );
     w
@@ -327,67 +337,71 @@ pub fn nfib_boxed(a: &mut Asm) -> ScId {
             },
         ],
     );
-    a.define(
+    a.define_at(
         f,
         4,
         4,
         vec![
-            Eval { reg: r(0) }, // 0
-            Unbox {
+            I(Eval { reg: r(0) }),
+            I(Unbox {
                 dst: v(0),
                 src: r(0),
-            }, // 1
-            ConstV { dst: v(1), bits: 2 }, // 2
-            BranchCmp {
-                cmp: Cmp::ILt,
-                a: v(0),
-                b: v(1),
-                target: 15,
-            }, // 3
-            MkThunk {
+            }),
+            I(ConstV { dst: v(1), bits: 2 }),
+            To(
+                BranchCmp {
+                    cmp: Cmp::ILt,
+                    a: v(0),
+                    b: v(1),
+                    target: 0,
+                },
+                vec!["small"],
+            ),
+            I(MkThunk {
                 dst: r(1),
                 sc: t1,
                 args: regs(&[0]),
-            }, // 4
-            MkThunk {
+            }),
+            I(MkThunk {
                 dst: r(2),
                 sc: t2,
                 args: regs(&[0]),
-            }, // 5
-            Eval { reg: r(1) }, // 6
-            Eval { reg: r(2) }, // 7
-            Unbox {
+            }),
+            I(Eval { reg: r(1) }),
+            I(Eval { reg: r(2) }),
+            I(Unbox {
                 dst: v(2),
                 src: r(1),
-            }, // 8
-            Unbox {
+            }),
+            I(Unbox {
                 dst: v(3),
                 src: r(2),
-            }, // 9
-            OpV {
+            }),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(2),
                 a: v(2),
                 b: v(3),
-            }, // 10
-            ConstV { dst: v(1), bits: 1 }, // 11
-            OpV {
+            }),
+            I(ConstV { dst: v(1), bits: 1 }),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(2),
                 a: v(2),
                 b: v(1),
-            }, // 12
-            BoxInt {
+            }),
+            I(BoxInt {
                 dst: r(3),
                 src: v(2),
-            }, // 13
-            Ret { reg: r(3) },  // 14
-            ConstV { dst: v(2), bits: 1 }, // 15
-            BoxInt {
+            }),
+            I(Ret { reg: r(3) }),
+            At("small"),
+            I(ConstV { dst: v(2), bits: 1 }),
+            I(BoxInt {
                 dst: r(3),
                 src: v(2),
-            }, // 16
-            Ret { reg: r(3) },  // 17
+            }),
+            I(Ret { reg: r(3) }),
         ],
     );
     f
@@ -478,42 +492,46 @@ pub fn upto(a: &mut Asm) -> ScId {
             },
         ],
     );
-    a.define(
+    a.define_at(
         f,
         4,
         2,
         vec![
-            Unbox {
+            I(Unbox {
                 dst: v(0),
                 src: r(0),
-            },
-            Unbox {
+            }),
+            I(Unbox {
                 dst: v(1),
                 src: r(1),
-            },
-            BranchCmp {
-                cmp: Cmp::IGt,
-                a: v(0),
-                b: v(1),
-                target: 6,
-            },
-            MkThunk {
+            }),
+            To(
+                BranchCmp {
+                    cmp: Cmp::IGt,
+                    a: v(0),
+                    b: v(1),
+                    target: 0,
+                },
+                vec!["empty"],
+            ),
+            I(MkThunk {
                 dst: r(2),
                 sc: t,
                 args: regs(&[0, 1]),
-            },
-            MkCon {
+            }),
+            I(MkCon {
                 dst: r(3),
                 con: CONS,
                 args: regs(&[0, 2]),
-            },
-            Ret { reg: r(3) },
-            MkCon {
+            }),
+            I(Ret { reg: r(3) }),
+            At("empty"),
+            I(MkCon {
                 dst: r(3),
                 con: NIL,
                 args: vec![],
-            },
-            Ret { reg: r(3) },
+            }),
+            I(Ret { reg: r(3) }),
         ],
     );
     f
@@ -603,51 +621,60 @@ pub fn take(a: &mut Asm) -> ScId {
             },
         ],
     );
-    a.define(
+    a.define_at(
         f,
         6,
         2,
         vec![
-            Eval { reg: r(0) }, // 0
-            Unbox {
+            I(Eval { reg: r(0) }),
+            I(Unbox {
                 dst: v(0),
                 src: r(0),
-            }, // 1
-            ConstV { dst: v(1), bits: 0 }, // 2
-            BranchCmp {
-                cmp: Cmp::ILe,
-                a: v(0),
-                b: v(1),
-                target: 9,
-            }, // 3
-            Eval { reg: r(1) }, // 4
-            Switch {
-                reg: r(1),
-                targets: vec![9, 6],
-            }, // 5
-            Fields {
+            }),
+            I(ConstV { dst: v(1), bits: 0 }),
+            To(
+                BranchCmp {
+                    cmp: Cmp::ILe,
+                    a: v(0),
+                    b: v(1),
+                    target: 0,
+                },
+                vec!["nil"],
+            ),
+            I(Eval { reg: r(1) }),
+            To(
+                Switch {
+                    reg: r(1),
+                    targets: vec![],
+                },
+                vec!["nil", "cons"],
+            ),
+            At("cons"),
+            I(Fields {
                 reg: r(1),
                 dst: r(2),
                 n: 2,
-            }, // 6
-            MkThunk {
+            }),
+            I(MkThunk {
                 dst: r(4),
                 sc: t,
                 args: regs(&[0, 3]),
-            }, // 7
-            Jump { target: 11 }, // 8
-            MkCon {
+            }),
+            To(Jump { target: 0 }, vec!["build"]),
+            At("nil"),
+            I(MkCon {
                 dst: r(5),
                 con: NIL,
                 args: vec![],
-            }, // 9
-            Ret { reg: r(5) },  // 10
-            MkCon {
+            }),
+            I(Ret { reg: r(5) }),
+            At("build"),
+            I(MkCon {
                 dst: r(5),
                 con: CONS,
                 args: regs(&[2, 4]),
-            }, // 11
-            Ret { reg: r(5) },  // 12
+            }),
+            I(Ret { reg: r(5) }),
         ],
     );
     f
@@ -656,38 +683,43 @@ pub fn take(a: &mut Asm) -> ScId {
 /// sum$w :: [Int] -> Int# -> Int#, tail recursive with an unboxed accumulator.
 pub fn sum_worker(a: &mut Asm) -> ScId {
     let f = a.declare("Main.sum$w", ScKind::Fun, 1, 1, RetKind::Int);
-    a.define(
+    a.define_at(
         f,
         3,
         2,
         vec![
-            Eval { reg: r(0) }, // 0
-            Switch {
-                reg: r(0),
-                targets: vec![2, 3],
-            }, // 1
-            RetV { reg: v(0) }, // 2
-            Fields {
+            I(Eval { reg: r(0) }),
+            To(
+                Switch {
+                    reg: r(0),
+                    targets: vec![],
+                },
+                vec!["nil", "cons"],
+            ),
+            At("nil"),
+            I(RetV { reg: v(0) }),
+            At("cons"),
+            I(Fields {
                 reg: r(0),
                 dst: r(1),
                 n: 2,
-            }, // 3
-            Eval { reg: r(1) }, // 4
-            Unbox {
+            }),
+            I(Eval { reg: r(1) }),
+            I(Unbox {
                 dst: v(1),
                 src: r(1),
-            }, // 5
-            OpV {
+            }),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(0),
                 a: v(0),
                 b: v(1),
-            }, // 6
-            TailCall {
+            }),
+            I(TailCall {
                 sc: f,
                 args: regs(&[2]),
                 vargs: vregs(&[0]),
-            }, // 7
+            }),
         ],
     );
     f
@@ -696,34 +728,39 @@ pub fn sum_worker(a: &mut Asm) -> ScId {
 /// length$w :: [a] -> Int# -> Int#.
 pub fn length_worker(a: &mut Asm) -> ScId {
     let f = a.declare("Main.length$w", ScKind::Fun, 1, 1, RetKind::Int);
-    a.define(
+    a.define_at(
         f,
         3,
         2,
         vec![
-            Eval { reg: r(0) },
-            Switch {
-                reg: r(0),
-                targets: vec![2, 3],
-            },
-            RetV { reg: v(0) },
-            Field {
+            I(Eval { reg: r(0) }),
+            To(
+                Switch {
+                    reg: r(0),
+                    targets: vec![],
+                },
+                vec!["nil", "cons"],
+            ),
+            At("nil"),
+            I(RetV { reg: v(0) }),
+            At("cons"),
+            I(Field {
                 dst: r(1),
                 reg: r(0),
                 field: 1,
-            },
-            ConstV { dst: v(1), bits: 1 },
-            OpV {
+            }),
+            I(ConstV { dst: v(1), bits: 1 }),
+            I(OpV {
                 op: VOp::IAdd,
                 dst: v(0),
                 a: v(0),
                 b: v(1),
-            },
-            TailCall {
+            }),
+            I(TailCall {
                 sc: f,
                 args: regs(&[1]),
                 vargs: vregs(&[0]),
-            },
+            }),
         ],
     );
     f
@@ -732,30 +769,35 @@ pub fn length_worker(a: &mut Asm) -> ScId {
 /// forceList :: [a] -> [a]: evaluates every cell and element.
 pub fn force_list(a: &mut Asm) -> ScId {
     let f = a.declare("Main.forceList", ScKind::Fun, 1, 0, RetKind::Boxed);
-    a.define(
+    a.define_at(
         f,
         4,
         0,
         vec![
-            Eval { reg: r(0) },
-            Switch {
-                reg: r(0),
-                targets: vec![2, 3],
-            },
-            Ret { reg: r(0) },
-            Fields {
+            I(Eval { reg: r(0) }),
+            To(
+                Switch {
+                    reg: r(0),
+                    targets: vec![],
+                },
+                vec!["nil", "cons"],
+            ),
+            At("nil"),
+            I(Ret { reg: r(0) }),
+            At("cons"),
+            I(Fields {
                 reg: r(0),
                 dst: r(1),
                 n: 2,
-            },
-            Eval { reg: r(1) },
-            Call {
+            }),
+            I(Eval { reg: r(1) }),
+            I(Call {
                 sc: f,
                 args: regs(&[2]),
                 vargs: vec![],
                 dst: r(3),
-            },
-            Ret { reg: r(0) },
+            }),
+            I(Ret { reg: r(0) }),
         ],
     );
     f
