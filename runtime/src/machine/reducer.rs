@@ -15,7 +15,7 @@ use crate::machine::load::Op;
 use crate::machine::pe::{err, Pe, Stop, Thrown};
 use crate::machine::scheduler::SliceEnd;
 use crate::machine::thread::{fk, Frame, State, Thread};
-pub use gph_code::values::{unop, vop};
+use gph_code::values::{unop, vop};
 
 /// The current activation.
 #[derive(Clone, Copy)]
@@ -119,6 +119,9 @@ impl<'p, 'io> Pe<'p, 'io> {
             vbase: t.vbase as usize,
         };
         let mut red: u64 = 0;
+        // The next count at which the slice looks at its budget and its
+        // mail: one comparison a reduction (Note [Mail ends a slice]).
+        let mut check_at = budget.min(MAIL_POLL);
 
         macro_rules! save {
             () => {{
@@ -142,9 +145,12 @@ impl<'p, 'io> Pe<'p, 'io> {
         macro_rules! entered {
             () => {{
                 red += 1;
-                if red >= budget || (red % MAIL_POLL == 0 && self.mail_came()) {
-                    save!();
-                    return Ok(SliceEnd::Yield);
+                if red >= check_at {
+                    if red >= budget || self.mail_came() {
+                        save!();
+                        return Ok(SliceEnd::Yield);
+                    }
+                    check_at = budget.min(red + MAIL_POLL);
                 }
             }};
         }
