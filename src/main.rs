@@ -169,6 +169,11 @@ pub(crate) struct ObserveOpts {
 }
 
 impl ObserveOpts {
+    /// Whether any file is asked for.
+    pub(crate) fn asked(&self) -> bool {
+        self.eventlog.is_some() || self.trace.is_some() || self.profile.is_some()
+    }
+
     /// The files asked for, created; None if none is.
     pub(crate) fn outputs(
         &self,
@@ -176,7 +181,7 @@ impl ObserveOpts {
         machine: &MachineOpts,
         config: &gph_runtime::Config,
     ) -> Result<Option<std::sync::Arc<gph_runtime::obs::out::Outputs>>, String> {
-        if self.eventlog.is_none() && self.trace.is_none() && self.profile.is_none() {
+        if !self.asked() {
             return Ok(None);
         }
         let mut policy = machine.sched.name().to_string();
@@ -289,6 +294,40 @@ impl MachineOpts {
         file: &str,
         args: Vec<String>,
     ) -> Result<gph_runtime::Config, String> {
+        self.config_on(file, args, None)
+    }
+
+    /// The run's configuration; on the mpi engine, `mpi` is this process's
+    /// MPI: one PE per rank.
+    pub(crate) fn config_on(
+        &self,
+        file: &str,
+        args: Vec<String>,
+        mpi: Option<&gph_runtime::engine::mpi::Session>,
+    ) -> Result<gph_runtime::Config, String> {
+        let ranks = match (self.engine, mpi) {
+            (EngineKind::Mpi, None) => {
+                return Err(
+                    "--engine mpi runs programs under mpirun (`mpirun -np 4 gph run \
+                     --engine mpi FILE`); the REPL runs on threads or sim"
+                        .into(),
+                )
+            }
+            (EngineKind::Mpi, Some(m)) => {
+                if let Some(n) = self.pes.filter(|&n| n as usize != m.size) {
+                    return Err(format!(
+                        "--pes {n}, but mpirun started {} ranks: the mpi engine runs a PE per rank",
+                        m.size
+                    ));
+                }
+                if m.size > 64 {
+                    return Err(format!("{} ranks: gph runs at most 64 PEs", m.size));
+                }
+                Some(m.size as u16)
+            }
+            _ => None,
+        };
+        let pes = ranks.or(self.pes);
         let prog_name = std::path::Path::new(file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -296,7 +335,7 @@ impl MachineOpts {
         let grid = match &self.grid {
             Some(path) => {
                 let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
-                match self.pes {
+                match pes {
                     // A machine file (one cluster) on that many of its PEs.
                     Some(n) => Some(
                         g.with_pes(n as usize)
@@ -313,7 +352,8 @@ impl MachineOpts {
             prog_name,
             heap_limit: self.heap_limit.unwrap_or_else(default_heap_limit) as usize,
             gc_stress: self.gc_stress,
-            pes: self.pes.map_or(cores.min(64), |n| n as usize),
+            pes: pes.map_or(cores.min(64), |n| n as usize),
+            mpi_rank: mpi.map(|m| m.rank),
             engine: self.engine,
             grid,
             seed: self.seed,
@@ -392,10 +432,24 @@ fn run(cli: Cli) -> Result<(), ()> {
             recompile,
             args,
         } => {
-            let src = read_source(&file).map_err(|e| eprintln!("{e}"))?;
+            // On the mpi engine every rank runs this; only rank 0 speaks.
+            let mpi = match machine.engine {
+                EngineKind::Mpi => Some(
+                    gph_runtime::engine::mpi::Session::start()
+                        .map_err(|e| eprintln!("gph: {e}"))?,
+                ),
+                _ => None,
+            };
+            let main_rank = mpi.as_ref().is_none_or(|m| m.rank == 0);
+            let say = |e: String| {
+                if main_rank {
+                    eprintln!("{e}")
+                }
+            };
+            let src = read_source(&file).map_err(say)?;
             let mut config = machine
-                .config(&file, args)
-                .map_err(|e| eprintln!("gph: {e}"))?;
+                .config_on(&file, args, mpi.as_ref())
+                .map_err(|e| say(format!("gph: {e}")))?;
             let options = compiler.options();
             let key = cache::Key::new(&src, &options);
             let cached = key.as_ref().filter(|_| !recompile).and_then(|k| k.lookup());
@@ -405,6 +459,9 @@ fn run(cli: Cli) -> Result<(), ()> {
                     let (program, sources, mut diagnostics) = gph_compiler::compile(&src, &options);
                     // Warnings are `gph check`'s business; a run shows only errors.
                     diagnostics.retain(Diagnostic::is_error);
+                    if !main_rank && !diagnostics.is_empty() {
+                        return Err(());
+                    }
                     if report(&sources, &diagnostics) {
                         return Err(());
                     }
@@ -420,6 +477,20 @@ fn run(cli: Cli) -> Result<(), ()> {
             let name = std::path::Path::new(&file)
                 .file_stem()
                 .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+            if !main_rank {
+                // Another rank's events go to rank 0, which writes the files.
+                if observe.asked() {
+                    config.record =
+                        Some(std::sync::Arc::new(gph_runtime::obs::Recording::default()));
+                }
+                let (exit, _) = gph_runtime::run_main(&program, &config);
+                drop(mpi);
+                return match exit {
+                    gph_runtime::Exit::Success => Ok(()),
+                    gph_runtime::Exit::Error(_) => Err(()),
+                    gph_runtime::Exit::ExitWith(code) => std::process::exit(code),
+                };
+            }
             let outputs = observe
                 .outputs(name, &machine, &config)
                 .map_err(|e| eprintln!("gph: {e}"))?;
@@ -440,7 +511,10 @@ fn run(cli: Cli) -> Result<(), ()> {
                     eprintln!("gph: {msg}");
                     Err(())
                 }
-                gph_runtime::Exit::ExitWith(code) => std::process::exit(code),
+                gph_runtime::Exit::ExitWith(code) => {
+                    drop(mpi);
+                    std::process::exit(code)
+                }
             }
         }
         Command::Repl {

@@ -53,6 +53,8 @@ pub struct Config {
     pub overrides: Overrides,
     /// Records every PE's events here (see `obs`).
     pub record: Option<Arc<dyn obs::Sink>>,
+    /// This process's MPI rank, on the mpi engine (`engine::mpi::Session`).
+    pub mpi_rank: Option<usize>,
 }
 
 /// Which engine runs the PEs (docs/design.md "Engines"; the trait they
@@ -63,16 +65,20 @@ pub enum EngineKind {
     Threads,
     /// All PEs in one OS thread, in virtual time.
     Sim,
+    /// One PE per MPI rank, each a process (`mpirun`; the cargo feature
+    /// `mpi`).
+    Mpi,
 }
 
 impl EngineKind {
     /// Every engine, in the order `--engine` lists them.
-    pub const ALL: [EngineKind; 2] = [EngineKind::Threads, EngineKind::Sim];
+    pub const ALL: [EngineKind; 3] = [EngineKind::Threads, EngineKind::Sim, EngineKind::Mpi];
 
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Threads => "threads",
             EngineKind::Sim => "sim",
+            EngineKind::Mpi => "mpi",
         }
     }
 }
@@ -98,6 +104,7 @@ impl Default for Config {
             sched: parallel::policy::Sched::default(),
             overrides: Overrides::default(),
             record: None,
+            mpi_rank: None,
         }
     }
 }
@@ -188,6 +195,9 @@ pub(crate) fn run(
         npes: n,
         session: session.map(|s| s.saved),
     };
+    if engine_is_mpi_elsewhere(config) {
+        return (run_elsewhere(&setup), stats, None);
+    }
     let io = io::Io::new(
         out,
         line_buffered,
@@ -235,6 +245,14 @@ pub(crate) fn run(
             per_pe = all;
             r
         }
+        #[cfg(feature = "mpi")]
+        EngineKind::Mpi => {
+            let (r, all) = engine::mpi::run_main(&setup, &mut pe0, pe_stats);
+            per_pe = all;
+            r
+        }
+        #[cfg(not(feature = "mpi"))]
+        EngineKind::Mpi => Err(pe::Stop::Error(engine::mpi::NOT_BUILT.into())),
     };
     let saved = session.map(|s| session::save(&s, program, &pe0, result.as_ref().ok().copied()));
     let flushed = pe0.io.flush();
@@ -253,6 +271,29 @@ pub(crate) fn run(
     stats.virtual_time = virtual_time;
     stats.time = start.elapsed();
     (exit, stats, saved)
+}
+
+/// Whether this process runs a PE of an MPI run other than the main one.
+fn engine_is_mpi_elsewhere(config: &Config) -> bool {
+    config.engine == EngineKind::Mpi && config.mpi_rank.is_some_and(|r| r != 0)
+}
+
+/// Runs this process's PE of an MPI run (not the main one): it has no
+/// stdin or stdout, and exits as rank 0 says.
+fn run_elsewhere(setup: &engine::Setup) -> Exit {
+    #[cfg(feature = "mpi")]
+    {
+        let rank = setup.config.mpi_rank.unwrap_or(0);
+        match engine::mpi::run_other(setup, rank, pe_stats) {
+            0 => Exit::Success,
+            c => Exit::ExitWith(c),
+        }
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = setup;
+        Exit::Error(engine::mpi::NOT_BUILT.into())
+    }
 }
 
 /// The statistics of one PE at the end of a run (at `end`, on its

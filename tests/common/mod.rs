@@ -23,15 +23,21 @@ pub fn gph(args: &[&str], stdin: Option<&[u8]>) -> Output {
 
 /// `gph` with extra environment variables.
 pub fn gph_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gph"))
-        .args(args)
-        .envs(env.iter().copied())
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gph"));
+    cmd.args(args).envs(env.iter().copied());
+    run_command(cmd, stdin)
+}
+
+/// Runs `cmd` from the project root, feeding `stdin`, killing it after
+/// `TIMEOUT`.
+pub fn run_command(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
+    let mut child = cmd
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("gph binary runs");
+        .expect("the command runs");
     let input = stdin.unwrap_or_default().to_vec();
     let mut pipe = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || {

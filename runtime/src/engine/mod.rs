@@ -30,6 +30,7 @@
 
 pub mod calibrate;
 pub mod grid;
+pub mod mpi;
 pub mod os_threads;
 pub mod sim;
 
@@ -44,7 +45,7 @@ use crate::parallel::protocol::control::Control;
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::{internal, packet, MsgKind};
 use crate::Config;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering};
 
 /// What happens next on an engine.
 pub enum Next {
@@ -57,6 +58,9 @@ pub enum Next {
     Wait,
     /// Nothing will ever happen again.
     Nothing,
+    /// The run cannot go on: a message from another process was
+    /// malformed (why).
+    Broken(String),
 }
 
 /// An engine: how the PEs it hosts run and how messages travel. PEs are
@@ -107,28 +111,77 @@ pub struct PeTimes {
 /// message, and a message is counted before its sender stops counting
 /// itself, so the number is never zero while anything can still happen.
 /// (A packet is not counted: its messages are.)
+///
+/// Engines whose PEs share memory share one census, and its one atomic
+/// number is exact. Across processes (`mpi`) each PE has a census of its
+/// own ([`Census::distributed`]), which never reads quiet: its engine
+/// adds up every PE's counts of messages sent and handled, and whether
+/// each is quiescent, in waves (`engine/mpi`).
 pub struct Census {
-    active: AtomicUsize,
+    active: AtomicIsize,
+    /// Messages that may bring work sent, and handled, by the PEs counted
+    /// here.
+    sent: AtomicU64,
+    handled: AtomicU64,
+    distributed: bool,
 }
 
 impl Census {
     /// Every PE starts active.
     pub fn new(npes: usize) -> Census {
         Census {
-            active: AtomicUsize::new(npes),
+            active: AtomicIsize::new(npes as isize),
+            sent: AtomicU64::new(0),
+            handled: AtomicU64::new(0),
+            distributed: false,
         }
     }
 
-    fn up(&self) {
+    /// The census of one PE that shares no memory with the others.
+    pub fn distributed() -> Census {
+        Census {
+            distributed: true,
+            ..Census::new(1)
+        }
+    }
+
+    /// A PE stopped being quiescent.
+    fn woke(&self) {
         self.active.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn down(&self) {
+    /// A PE became quiescent.
+    fn slept(&self) {
         self.active.fetch_sub(1, Ordering::SeqCst);
     }
 
+    /// A message that may bring work left.
+    fn sent(&self) {
+        self.sent.fetch_add(1, Ordering::SeqCst);
+        self.woke();
+    }
+
+    /// A message that may bring work was handled.
+    fn handled(&self) {
+        self.handled.fetch_add(1, Ordering::SeqCst);
+        self.slept();
+    }
+
     fn quiet(&self) -> bool {
-        self.active.load(Ordering::SeqCst) == 0
+        !self.distributed && self.active.load(Ordering::SeqCst) == 0
+    }
+
+    /// What a wave reads of a distributed census: whether its PE is
+    /// quiescent, and its messages sent and handled.
+    pub fn reading(&self) -> (bool, u64, u64) {
+        let sent = self.sent.load(Ordering::SeqCst);
+        let handled = self.handled.load(Ordering::SeqCst);
+        let active = self.active.load(Ordering::SeqCst);
+        (
+            active - sent as isize + handled as isize == 0,
+            sent,
+            handled,
+        )
     }
 }
 
@@ -219,6 +272,7 @@ impl Driver<'_> {
             }
             match eng.next(pes) {
                 Next::Nothing => return Err(deadlock()),
+                Next::Broken(why) => return Err(Stop::Error(why)),
                 Next::Wait => {
                     if self.census.quiet() {
                         return Err(deadlock());
@@ -293,7 +347,7 @@ impl Driver<'_> {
     fn handling(&mut self, p: usize) {
         if self.quiescent[p] {
             self.quiescent[p] = false;
-            self.census.up();
+            self.census.woke();
         }
     }
 
@@ -321,7 +375,7 @@ impl Driver<'_> {
         self.post(eng, pes, p);
         stamp(eng, pes, p, t0);
         if !env.kind.looks_for_work() {
-            self.census.down();
+            self.census.handled();
         }
         self.update(pes, p);
         r?;
@@ -335,7 +389,7 @@ impl Driver<'_> {
         let census = self.census;
         let counted = |env: &Envelope| {
             if !env.kind.looks_for_work() {
-                census.up();
+                census.sent();
             }
         };
         pes[p].take_packets(eng.now(p), counted, |env| eng.post(env));
@@ -354,9 +408,9 @@ impl Driver<'_> {
         if q != self.quiescent[p] {
             self.quiescent[p] = q;
             if q {
-                self.census.down();
+                self.census.slept();
             } else {
-                self.census.up();
+                self.census.woke();
             }
         }
     }
@@ -372,7 +426,7 @@ impl Driver<'_> {
         };
         if self.quiescent[0] {
             self.quiescent[0] = false;
-            self.census.up();
+            self.census.woke();
         }
         // This PE runs nothing more: it must not owe a slice, or the
         // threads engine would keep offering to step it instead of
@@ -381,7 +435,7 @@ impl Driver<'_> {
         let m = Control::Fail { message };
         let mut env = Envelope::new(me, PeId(0), m.kind(), m.encode());
         env.sent_at = eng.now(0);
-        self.census.up();
+        self.census.sent();
         eng.post(env);
         // The FINISH may have come already: handling it is what failed
         // (an interrupt seen while receiving it).
@@ -389,7 +443,7 @@ impl Driver<'_> {
             match eng.next(pes) {
                 Next::Deliver(env) if env.kind == MsgKind::Finish => return,
                 Next::Deliver(_) => {}
-                Next::Nothing => return,
+                Next::Nothing | Next::Broken(_) => return,
                 Next::Step(_) | Next::Wait => eng.wait(pes),
             }
         }

@@ -34,13 +34,62 @@ type Inbox = Receiver<Envelope>;
 /// The way into a PE's inbox.
 type Outlet = Sender<Envelope>;
 
-/// One PE's share of the engine: its inbox, everyone's outlets, its clock.
-struct OsThread<'a> {
-    me: PeId,
+/// How a PE on a thread of its own meets the others: the transport under
+/// the engine. Crossbeam channels between the threads of one process
+/// ([`Channels`]), or MPI between processes (`engine/mpi`).
+pub(crate) trait Link {
+    /// A message that has arrived, if any.
+    fn try_recv(&mut self, pe: &Pe) -> Option<Envelope>;
+    /// Waits at most `d` for a message.
+    fn recv_timeout(&mut self, pe: &Pe, d: Duration) -> Option<Envelope>;
+    /// Puts a message on its way.
+    fn send(&mut self, env: Envelope);
+    /// Whether every PE is quiescent and no message that could bring
+    /// work is anywhere, as far as a link that adds up the PEs' census
+    /// knows (the PEs of one process share a census, and it tells).
+    fn deadlocked(&mut self, _pe: &Pe) -> bool {
+        false
+    }
+    /// Why the run cannot go on (a malformed message from another
+    /// process), once.
+    fn broken(&mut self) -> Option<String> {
+        None
+    }
+}
+
+/// The threads engine's link: a channel into each PE.
+struct Channels<'a> {
     rx: &'a Inbox,
     tx: &'a [Outlet],
+}
+
+impl Link for Channels<'_> {
+    fn try_recv(&mut self, _: &Pe) -> Option<Envelope> {
+        self.rx.try_recv().ok()
+    }
+
+    fn recv_timeout(&mut self, _: &Pe, d: Duration) -> Option<Envelope> {
+        match self.rx.recv_timeout(d) {
+            Ok(env) => Some(env),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    fn send(&mut self, env: Envelope) {
+        // A PE that has left no longer listens: nothing to do.
+        let _ = self.tx[env.to.0 as usize].send(env);
+    }
+}
+
+/// One PE's share of the engine: its link to the others, its clock.
+pub(crate) struct OsThread<'a, L: Link> {
+    me: PeId,
+    pub(crate) link: L,
     start: Instant,
-    times: PeTimes,
+    /// Added to the clock: this process's start against the main one's
+    /// (`mpi`; zero in one process).
+    pub(crate) offset: f64,
+    pub(crate) times: PeTimes,
     /// When the current step began.
     step_start: Instant,
     /// A message that came while waiting.
@@ -54,19 +103,13 @@ struct OsThread<'a> {
     timed_out: bool,
 }
 
-impl<'a> OsThread<'a> {
-    fn new(
-        me: PeId,
-        rx: &'a Inbox,
-        tx: &'a [Outlet],
-        start: Instant,
-        grid: Option<&'a Grid>,
-    ) -> Self {
+impl<'a, L: Link> OsThread<'a, L> {
+    pub(crate) fn new(me: PeId, link: L, start: Instant, grid: Option<&'a Grid>) -> Self {
         OsThread {
             me,
-            rx,
-            tx,
+            link,
             start,
+            offset: 0.0,
             times: PeTimes::default(),
             step_start: start,
             pending: None,
@@ -95,8 +138,11 @@ impl<'a> OsThread<'a> {
     }
 }
 
-impl Engine for OsThread<'_> {
+impl<L: Link> Engine for OsThread<'_, L> {
     fn next(&mut self, pes: &[Pe]) -> Next {
+        if let Some(why) = self.link.broken() {
+            return Next::Broken(why);
+        }
         if pes[0].owes_a_slice() {
             self.step_start = Instant::now();
             return Next::Step(0);
@@ -111,7 +157,7 @@ impl Engine for OsThread<'_> {
                 return n;
             }
         }
-        while let Ok(env) = self.rx.try_recv() {
+        while let Some(env) = self.link.try_recv(&pes[0]) {
             if let Some(n) = self.arrived(env) {
                 return n;
             }
@@ -119,6 +165,9 @@ impl Engine for OsThread<'_> {
         if pes[0].has_work() || pes[0].has_mail() || std::mem::take(&mut self.timed_out) {
             self.step_start = Instant::now();
             return Next::Step(0);
+        }
+        if self.held.is_empty() && self.link.deadlocked(&pes[0]) {
+            return Next::Nothing;
         }
         Next::Wait
     }
@@ -136,10 +185,10 @@ impl Engine for OsThread<'_> {
             wait_for = wait_for.min(due.saturating_duration_since(now));
         }
         if let Some(due) = pes[0].packets_due() {
-            let left = due - self.start.elapsed().as_secs_f64();
+            let left = due - self.now(0);
             wait_for = wait_for.min(Duration::from_secs_f64(left.clamp(0.0, 1.0)));
         }
-        let r = self.rx.recv_timeout(wait_for);
+        let r = self.link.recv_timeout(&pes[0], wait_for);
         let waited = now.elapsed().as_secs_f64();
         if pes[0].has_blocked_threads() {
             self.times.blocked += waited;
@@ -147,10 +196,8 @@ impl Engine for OsThread<'_> {
             self.times.idle += waited;
         }
         match r {
-            Ok(env) => self.pending = Some(env),
-            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => {
-                self.timed_out = true
-            }
+            Some(env) => self.pending = Some(env),
+            None => self.timed_out = true,
         }
     }
 
@@ -159,7 +206,7 @@ impl Engine for OsThread<'_> {
     }
 
     fn now(&self, _: usize) -> f64 {
-        self.start.elapsed().as_secs_f64()
+        self.start.elapsed().as_secs_f64() + self.offset
     }
 
     fn receiving(&mut self, _: usize, _: &Envelope, _: &Pe) {}
@@ -180,8 +227,7 @@ impl Engine for OsThread<'_> {
         if let Some(g) = self.grid.filter(|g| !g.same_cluster(env.from, env.to)) {
             env.hold += Duration::from_secs_f64(g.latency(env.from, env.to));
         }
-        // A PE that has left no longer listens: nothing to do.
-        let _ = self.tx[env.to.0 as usize].send(env);
+        self.link.send(env);
     }
 }
 
@@ -210,7 +256,8 @@ pub fn run<T: Send>(
                         let mailbox = rx.clone();
                         pe.poll_mail(Box::new(move || !mailbox.is_empty()));
                         let grid = setup.config.grid.as_ref();
-                        let mut eng = OsThread::new(PeId(k as u16), rx, tx, start, grid);
+                        let link = Channels { rx, tx };
+                        let mut eng = OsThread::new(PeId(k as u16), link, start, grid);
                         if pe.init_cafs().is_ok() {
                             let pes = std::slice::from_mut(&mut pe);
                             let _ = drive(&mut eng, pes, census, None);
@@ -220,7 +267,11 @@ pub fn run<T: Send>(
                     .expect("a thread for a PE")
             })
             .collect();
-        let mut eng = OsThread::new(PeId(0), &rx[0], &tx, start, setup.config.grid.as_ref());
+        let link = Channels {
+            rx: &rx[0],
+            tx: &tx,
+        };
+        let mut eng = OsThread::new(PeId(0), link, start, setup.config.grid.as_ref());
         let mailbox = rx[0].clone();
         pe0.poll_mail(Box::new(move || !mailbox.is_empty()));
         let r = setup.start_main(pe0).and_then(|id| {

@@ -11,7 +11,7 @@ use crate::parallel::ids::PeId;
 use crate::parallel::protocol::packet::Flush;
 use crate::parallel::protocol::MsgKind;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     /// A thread was made (the main thread, of a spark, of a spark that
     /// came from another PE, or to read stdin for a FETCH).
@@ -132,7 +132,7 @@ pub enum Event {
 }
 
 /// Why a thread's time slice ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StopWhy {
     /// Its slice was used up.
     Yielded,

@@ -83,10 +83,15 @@ impl Activity {
 /// (`out::Outputs::finish`).
 pub trait Sink: Send + Sync + std::fmt::Debug {
     fn for_pe(&self, pe: PeId) -> Box<dyn Recorder>;
+    /// Takes the events kept so far, for a sink that keeps them (a PE in
+    /// another process ships them to the main one: `engine/mpi`).
+    fn drain(&self) -> Vec<Stamped> {
+        Vec::new()
+    }
 }
 
 /// An event as recorded: which PE, when (its engine's clock, seconds).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Stamped {
     pub pe: PeId,
     pub t: f64,
@@ -114,11 +119,27 @@ impl Recording {
     pub fn events(&self) -> Vec<Stamped> {
         self.events.lock().map(|v| v.clone()).unwrap_or_default()
     }
+
+    /// How many events are kept.
+    pub fn len(&self) -> usize {
+        self.events.lock().map_or(0, |v| v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl Sink for Recording {
     fn for_pe(&self, pe: PeId) -> Box<dyn Recorder> {
         Box::new(Recording::for_pe(self, pe))
+    }
+
+    fn drain(&self) -> Vec<Stamped> {
+        self.events
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
     }
 }
 
@@ -145,10 +166,37 @@ pub struct Obs {
 
 /// The events of the step under way, stamped when it ends.
 struct Pending {
-    recorder: Box<dyn Recorder>,
+    replay: Replay,
     events: Vec<Event>,
+}
+
+/// A recorder fed one PE's stamped events in order, following what its
+/// threads and sparks do: what a PE does as its steps end, and what the
+/// main process does with the events of a PE in another (`engine/mpi`).
+pub struct Replay {
+    recorder: Box<dyn Recorder>,
     /// As the events recorded so far left it.
     activity: Activity,
+}
+
+impl Replay {
+    pub fn new(recorder: Box<dyn Recorder>) -> Replay {
+        Replay {
+            recorder,
+            activity: Activity::default(),
+        }
+    }
+
+    /// `e` happened at `t`.
+    pub fn record(&mut self, t: f64, e: &Event) {
+        self.recorder.record(t, e, &self.activity);
+        self.activity.count(e);
+    }
+
+    /// The PE's run ended at `t`.
+    pub fn finish(&mut self, t: f64) {
+        self.recorder.finish(t, &self.activity);
+    }
 }
 
 impl Obs {
@@ -172,16 +220,15 @@ impl Obs {
     /// Records the events from now on with `recorder`.
     pub fn record(&mut self, recorder: Box<dyn Recorder>) {
         self.recording = Some(Pending {
-            recorder,
+            replay: Replay::new(recorder),
             events: Vec::new(),
-            activity: Activity::default(),
         });
     }
 
     /// The run ended at `t`: the recorder writes out what it holds.
     pub fn finish(&mut self, t: f64) {
         if let Some(r) = &mut self.recording {
-            r.recorder.finish(t, &r.activity);
+            r.replay.finish(t);
         }
     }
 
@@ -202,8 +249,7 @@ impl Obs {
                 if matches!(e, Event::ThreadStop { .. }) {
                     t = end;
                 }
-                r.recorder.record(t, &e, &r.activity);
-                r.activity.count(&e);
+                r.replay.record(t, &e);
             }
         }
     }

@@ -6,6 +6,7 @@
 
 use crate::obs::event::Event;
 use crate::parallel::protocol::packet::Flush;
+use crate::parallel::protocol::{codec, MsgKind};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -48,6 +49,80 @@ impl Merge for BTreeMap<&'static str, (u64, u64)> {
     }
 }
 
+/// How a statistic travels to the main PE from another process (`mpi`):
+/// numbers in the codec's LEB128, a time as the bits of its double.
+trait Wire: Sized {
+    fn put(&self, out: &mut Vec<u8>);
+    fn take(bytes: &mut &[u8]) -> Option<Self>;
+}
+
+impl Wire for u64 {
+    fn put(&self, out: &mut Vec<u8>) {
+        codec::put_word(out, *self);
+    }
+
+    fn take(bytes: &mut &[u8]) -> Option<u64> {
+        codec::take_word(bytes)
+    }
+}
+
+impl Wire for f64 {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.to_bits().put(out);
+    }
+
+    fn take(bytes: &mut &[u8]) -> Option<f64> {
+        u64::take(bytes).map(f64::from_bits)
+    }
+}
+
+impl Wire for Max {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.0.put(out);
+    }
+
+    fn take(bytes: &mut &[u8]) -> Option<Max> {
+        u64::take(bytes).map(Max)
+    }
+}
+
+/// Messages by kind: each kind as its number.
+impl Wire for BTreeMap<&'static str, (u64, u64)> {
+    fn put(&self, out: &mut Vec<u8>) {
+        (self.len() as u64).put(out);
+        for (name, (c, b)) in self {
+            let k = MsgKind::ALL.iter().position(|k| k.name() == *name);
+            (k.unwrap_or(usize::MAX) as u64).put(out);
+            c.put(out);
+            b.put(out);
+        }
+    }
+
+    fn take(bytes: &mut &[u8]) -> Option<Self> {
+        let mut m = BTreeMap::new();
+        for _ in 0..u64::take(bytes)? {
+            let kind = MsgKind::ALL.get(usize::try_from(u64::take(bytes)?).ok()?)?;
+            m.insert(kind.name(), (u64::take(bytes)?, u64::take(bytes)?));
+        }
+        Some(m)
+    }
+}
+
+impl PeStats {
+    /// The statistics as bytes, for the main PE (`mpi`).
+    pub fn to_wire(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.put(&mut out);
+        out
+    }
+
+    /// Reads what [`PeStats::to_wire`] wrote.
+    pub fn from_wire(mut bytes: &[u8]) -> Result<PeStats, String> {
+        let s = PeStats::take(&mut bytes).filter(|_| bytes.is_empty());
+        s.ok_or_else(|| "malformed statistics".to_string())
+    }
+}
+
 /// Declares a struct of statistics and how several add up, one line per
 /// statistic.
 macro_rules! stats {
@@ -61,6 +136,16 @@ macro_rules! stats {
         impl Merge for $ty {
             fn add_up(&mut self, o: &$ty) {
                 $(self.$name.add_up(&o.$name);)*
+            }
+        }
+
+        impl Wire for $ty {
+            fn put(&self, out: &mut Vec<u8>) {
+                $(self.$name.put(out);)*
+            }
+
+            fn take(bytes: &mut &[u8]) -> Option<$ty> {
+                Some($ty { $($name: Wire::take(bytes)?,)* })
             }
         }
     };

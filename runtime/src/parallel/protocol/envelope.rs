@@ -7,6 +7,7 @@
 //! piggyback count as bytes sent.
 
 use crate::parallel::ids::PeId;
+use crate::parallel::protocol::codec::{put_word, take_word};
 use crate::parallel::protocol::MsgKind;
 use std::time::Duration;
 
@@ -50,5 +51,110 @@ impl Envelope {
     /// Bytes on the wire: what transit times and the statistics count.
     pub fn size(&self) -> usize {
         self.payload.len() + self.piggyback.len()
+    }
+
+    /// The envelope as bytes, for a transport between processes (`mpi`):
+    /// its fields in the codec's LEB128 (the clock and the hold as the
+    /// bits of a double and nanoseconds; the observers' numbers too, so
+    /// that a trace still draws its arrows), then the payload and the
+    /// piggyback, their lengths first.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size() + 24);
+        for w in [
+            self.from.0 as u64,
+            self.to.0 as u64,
+            self.kind as u64,
+            self.sent_at.to_bits(),
+            self.hold.as_nanos().min(u64::MAX as u128) as u64,
+            self.id,
+            self.carried.len() as u64,
+        ] {
+            put_word(&mut out, w);
+        }
+        for &c in &self.carried {
+            put_word(&mut out, c);
+        }
+        put_word(&mut out, self.payload.len() as u64);
+        put_word(&mut out, self.piggyback.len() as u64);
+        out.extend_from_slice(&self.payload);
+        out.extend_from_slice(&self.piggyback);
+        out
+    }
+
+    /// Reads what [`Envelope::encode`] wrote; every malformed or truncated
+    /// envelope is an error, never a panic. Its payload is not looked
+    /// into: its protocol decodes it, as it does every message.
+    pub fn decode(bytes: &[u8]) -> Result<Envelope, String> {
+        let mut rest = bytes;
+        let cut = || format!("a truncated envelope of {} bytes", bytes.len());
+        let word = |rest: &mut &[u8]| take_word(rest).ok_or_else(cut);
+        let pe = |w: u64| {
+            u16::try_from(w)
+                .map(PeId)
+                .map_err(|_| format!("an envelope naming PE {w}"))
+        };
+        let from = pe(word(&mut rest)?)?;
+        let to = pe(word(&mut rest)?)?;
+        let k = word(&mut rest)?;
+        let kind = *usize::try_from(k)
+            .ok()
+            .and_then(|k| MsgKind::ALL.get(k))
+            .ok_or_else(|| format!("an envelope of unknown kind {k}"))?;
+        let sent_at = f64::from_bits(word(&mut rest)?);
+        if !sent_at.is_finite() {
+            return Err("an envelope sent at no time".into());
+        }
+        let hold = Duration::from_nanos(word(&mut rest)?);
+        let id = word(&mut rest)?;
+        let n = word(&mut rest)?;
+        // Each number takes a byte at least: a larger count is garbage.
+        if n > rest.len() as u64 {
+            return Err(cut());
+        }
+        let mut carried = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            carried.push(word(&mut rest)?);
+        }
+        let len = word(&mut rest)?;
+        let extra = word(&mut rest)?;
+        if len.checked_add(extra) != Some(rest.len() as u64) {
+            return Err(format!(
+                "an envelope of {} bytes that says {len} + {extra}",
+                bytes.len()
+            ));
+        }
+        let (payload, piggyback) = rest.split_at(len as usize);
+        Ok(Envelope {
+            from,
+            to,
+            sent_at,
+            kind,
+            hold,
+            payload: payload.to_vec(),
+            piggyback: piggyback.to_vec(),
+            id,
+            carried,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_envelope_survives_the_wire() {
+        let mut e = Envelope::new(PeId(3), PeId(70), MsgKind::Head, vec![10, 1, 2, 3]);
+        e.sent_at = 1.25e-3;
+        e.hold = Duration::from_micros(200);
+        e.piggyback = vec![9; 300];
+        e.id = 77;
+        e.carried = vec![5, 6, 1 << 40];
+        assert_eq!(Envelope::decode(&e.encode()), Ok(e.clone()));
+        // Every cut short is refused.
+        let bytes = e.encode();
+        for n in 0..bytes.len() {
+            assert!(Envelope::decode(&bytes[..n]).is_err(), "cut at {n}");
+        }
     }
 }

@@ -39,7 +39,9 @@ pub enum Protocol {
 }
 
 /// Message kinds: the first word of every message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum MsgKind {
     Fish,
     Schedule,

@@ -96,7 +96,7 @@ impl Default for Chunking {
 }
 
 /// Why a buffer left as a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Flush {
     /// An urgent message was added.
     Urgent,

@@ -1,0 +1,165 @@
+//! Bytes between ranks: MPI's point-to-point messages, each with a tag
+//! that says what it is ([`Tag`]). Sends never block: each is an
+//! `MPI_Isend` whose buffer is kept until MPI is done with it, so that two
+//! ranks sending each other large messages (past the eager limit, which
+//! waits for the receiver) cannot wait for each other. Receives take
+//! whatever has arrived, from any rank, in the order each sender sent it
+//! (MPI keeps the order of one sender's messages on one communicator when
+//! the receive names no tag).
+//!
+//! The safe `mpi` crate (rsmpi) probes and receives; the sends are its raw
+//! binding, because its requests borrow their buffers for a scope, and
+//! ours outlive the call that makes them.
+
+use mpi::ffi;
+use mpi::point_to_point::{MatchedReceiveVec, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use std::os::raw::c_int;
+
+/// What a message between ranks is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tag {
+    /// An envelope between PEs (`Envelope::encode`).
+    Envelope = 1,
+    /// The receiver took in this many envelopes: the sender's window
+    /// opens as far (flow control, `link`).
+    Window = 2,
+    /// The main rank asks for a census reading (wave number).
+    Wave = 3,
+    /// A census reading: wave, quiescent, sent, handled.
+    Reading = 4,
+    /// Recorded events, for the main rank's files.
+    Events = 5,
+    /// A rank's end: its clock, times and statistics.
+    Report = 6,
+    /// The main rank's verdict: the exit status of every rank.
+    Verdict = 7,
+    /// Clock alignment at start-up.
+    Clock = 8,
+}
+
+impl Tag {
+    const ALL: [Tag; 8] = [
+        Tag::Envelope,
+        Tag::Window,
+        Tag::Wave,
+        Tag::Reading,
+        Tag::Events,
+        Tag::Report,
+        Tag::Verdict,
+        Tag::Clock,
+    ];
+
+    fn from_raw(t: c_int) -> Option<Tag> {
+        Tag::ALL.into_iter().find(|&x| x as c_int == t)
+    }
+}
+
+/// A message that arrived.
+pub(crate) struct Arrival {
+    pub from: usize,
+    /// None: a tag gph does not send (a foreign or garbled message).
+    pub tag: Option<Tag>,
+    pub bytes: Vec<u8>,
+}
+
+/// This rank's end of the transport.
+pub(crate) struct Transport {
+    world: SimpleCommunicator,
+    pub rank: usize,
+    pub size: usize,
+    /// Sends under way: their buffers and requests, side by side.
+    buffers: Vec<Vec<u8>>,
+    requests: Vec<ffi::MPI_Request>,
+}
+
+impl Transport {
+    pub fn new() -> Transport {
+        let world = SimpleCommunicator::world();
+        Transport {
+            rank: world.rank() as usize,
+            size: world.size() as usize,
+            world,
+            buffers: Vec::new(),
+            requests: Vec::new(),
+        }
+    }
+
+    /// Starts sending `bytes` to `to`.
+    pub fn send(&mut self, to: usize, tag: Tag, bytes: Vec<u8>) {
+        let mut request = unsafe { ffi::RSMPI_REQUEST_NULL };
+        // SAFETY: the buffer stays in `buffers`, unmoved on the heap and
+        // unchanged, until MPI_Testsome says this request is complete.
+        unsafe {
+            ffi::MPI_Isend(
+                bytes.as_ptr() as *const _,
+                bytes.len() as c_int,
+                ffi::RSMPI_UINT8_T,
+                to as c_int,
+                tag as c_int,
+                ffi::RSMPI_COMM_WORLD,
+                &mut request,
+            );
+        }
+        self.buffers.push(bytes);
+        self.requests.push(request);
+    }
+
+    /// Lets go of the buffers of the sends that are done.
+    fn progress(&mut self) {
+        if self.requests.is_empty() {
+            return;
+        }
+        let mut done: c_int = 0;
+        let mut indices = vec![0 as c_int; self.requests.len()];
+        // SAFETY: the arrays are as long as the count given; finished
+        // requests are set to MPI_REQUEST_NULL.
+        unsafe {
+            ffi::MPI_Testsome(
+                self.requests.len() as c_int,
+                self.requests.as_mut_ptr(),
+                &mut done,
+                indices.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            );
+        }
+        if done > 0 {
+            let null = unsafe { ffi::RSMPI_REQUEST_NULL };
+            let mut k = 0;
+            self.buffers.retain(|_| {
+                let keep = self.requests[k] != null;
+                k += 1;
+                keep
+            });
+            self.requests.retain(|r| *r != null);
+        }
+    }
+
+    /// A message that has arrived, if any (and sends move on).
+    pub fn poll(&mut self) -> Option<Arrival> {
+        self.progress();
+        let (msg, status) = self.world.any_process().immediate_matched_probe()?;
+        let (bytes, _) = (msg, status).matched_receive_vec::<u8>();
+        Some(Arrival {
+            from: status.source_rank() as usize,
+            tag: Tag::from_raw(status.tag()),
+            bytes,
+        })
+    }
+
+    /// Whether a message waits to be received.
+    pub fn waiting() -> bool {
+        SimpleCommunicator::world()
+            .any_process()
+            .immediate_probe()
+            .is_some()
+    }
+
+    /// Waits until every send is done.
+    pub fn drain(&mut self) {
+        while !self.requests.is_empty() {
+            self.progress();
+            std::thread::yield_now();
+        }
+    }
+}
