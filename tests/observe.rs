@@ -139,6 +139,17 @@ fn count(counts: &BTreeMap<(String, String), String>, cap: usize, what: &str) ->
 /// Runs `program` with `flags` writing an eventlog and the statistics,
 /// and checks that both tell the same, capability by capability.
 fn eventlog_agrees_with_stats(name: &str, program: &str, flags: &[&str], args: &[&str]) {
+    eventlog_agrees_with_stats_run(name, program, flags, args, &succeeds)
+}
+
+/// The same, each run by `run` (`gph` with these arguments).
+fn eventlog_agrees_with_stats_run(
+    name: &str,
+    program: &str,
+    flags: &[&str],
+    args: &[&str],
+    run: &dyn Fn(&[&str]),
+) {
     let reader = match reader() {
         Ok(r) => r,
         Err(why) => {
@@ -153,7 +164,7 @@ fn eventlog_agrees_with_stats(name: &str, program: &str, flags: &[&str], args: &
     let (log_s, json_s) = (log.to_str().unwrap(), json.to_str().unwrap());
     cmd.extend_from_slice(&["--eventlog", log_s, "--stats-json", json_s, "--"]);
     cmd.extend_from_slice(args);
-    succeeds(&cmd);
+    run(&cmd);
     let stats: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let (counts, last) = read_log(reader, &log);
@@ -236,6 +247,25 @@ fn eventlog_agrees_with_stats_for_eden() {
         &["--engine", "sim", "--pes", "3"],
         &[],
     );
+}
+
+/// On MPI ranks every rank's events reach rank 0's eventlog, in order on
+/// one clock, and agree with the statistics gathered there.
+#[test]
+fn eventlog_agrees_with_stats_on_mpi_ranks() {
+    let Some(gph) = common::mpi::mpi_gph() else {
+        return;
+    };
+    let on_ranks = |args: &[&str]| {
+        let out = common::mpi::mpirun(gph, 3, args, b"");
+        assert_eq!(out.status, Some(0), "mpirun gph {args:?}: {}", out.stderr);
+    };
+    for (name, program, args) in [
+        ("mpi3", "programs/sumEuler.gph", &["1", "1200", "40"][..]),
+        ("mpi3eden", "tests/programs/par_eden_farm.gph", &[]),
+    ] {
+        eventlog_agrees_with_stats_run(name, program, &["--engine", "mpi"], args, &on_ranks);
+    }
 }
 
 #[test]

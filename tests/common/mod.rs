@@ -2,6 +2,8 @@
 //! finding test programs, reading error locations.
 #![allow(dead_code)]
 
+pub mod mpi;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
