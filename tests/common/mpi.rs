@@ -112,4 +112,3 @@ pub fn without_mpirun_notes(stderr: &str) -> String {
     }
     ours
 }
-

@@ -23,6 +23,9 @@ pub mod dispatch;
 pub mod envelope;
 pub mod packet;
 
+#[cfg(test)]
+mod fuzz;
+
 use crate::machine::pe::Stop;
 
 /// Which protocol a message belongs to.
