@@ -282,7 +282,10 @@ impl Driver<'_> {
                 Next::Deliver(env) => {
                     let p = eng.local(env.to);
                     let packet = match env.kind {
-                        MsgKind::Packet => Some(packet::unbundle(&env).map_err(internal)?),
+                        MsgKind::Packet => Some(
+                            packet::unbundle(&env)
+                                .map_err(|e| internal(format!("{e} from PE {}", env.from.0)))?,
+                        ),
                         _ => None,
                     };
                     let brings_work = match &packet {

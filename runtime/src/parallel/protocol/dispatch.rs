@@ -10,12 +10,15 @@ use crate::parallel::policy::Load;
 use crate::parallel::protocol::control::{self, Control};
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::packet::Flush;
-use crate::parallel::protocol::{codec, internal, Protocol};
+use crate::parallel::protocol::{self, codec, Protocol};
 
 impl Pe<'_, '_> {
     /// Handles a message from another PE.
     pub fn receive(&mut self, env: &Envelope) -> Result<(), Stop> {
         self.handled_in_a_row += 1;
+        // A message that does not decode names its sender (from another
+        // process it may have been garbled on the way).
+        let internal = |e: String| protocol::internal(format!("{e} from PE {}", env.from.0));
         let mut r = codec::Reader::open(&env.payload).map_err(internal)?;
         let kind = r.kind();
         self.obs.emit(Event::Receive {
@@ -35,7 +38,7 @@ impl Pe<'_, '_> {
             }
             Protocol::Transport => {
                 return Err(internal(
-                    "a PACKET reached a protocol: the driver unbundles them",
+                    "a PACKET reached a protocol: the driver unbundles them".into(),
                 ));
             }
             Protocol::Control => {
@@ -110,7 +113,7 @@ impl Pe<'_, '_> {
     pub fn heard(&mut self, env: &Envelope, now: f64) -> Result<(), Stop> {
         self.policy
             .heard(env.from, env.sent_at, now, &env.piggyback)
-            .map_err(internal)
+            .map_err(protocol::internal)
     }
 
     /// When `take_packets` will send held messages without a new one (the
