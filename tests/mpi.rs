@@ -106,3 +106,92 @@ fn runtime_errors_on_mpi_ranks_are_rank_0s_message() {
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The process of rank `rank` among the children of `mpirun` (`parent`),
+/// by the rank Open MPI puts in its environment.
+fn rank_pid(parent: u32, rank: usize) -> Option<u32> {
+    let children =
+        std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children")).ok()?;
+    children.split_whitespace().find_map(|pid| {
+        let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+        env.split(|&b| b == 0)
+            .any(|v| v == want.as_bytes())
+            .then(|| pid.parse().ok())?
+    })
+}
+
+/// A rank killed mid-run (SIGKILL): the others stop within seconds with
+/// `gph: PE k lost`, never a hang. Open MPI's mpirun ends a job whose
+/// process dies by itself; told to let the others go on
+/// (`orte_enable_recovery`), it leaves the loss to gph's heartbeats.
+#[test]
+fn a_killed_rank_is_lost_not_a_hang() {
+    let Some(gph) = mpi_gph() else { return };
+    for victim in [1, 0] {
+        let mut child = std::process::Command::new("mpirun")
+            .args([
+                "--mca",
+                "orte_enable_recovery",
+                "1",
+                "--oversubscribe",
+                "-np",
+                "3",
+            ])
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .arg(gph)
+            .args([
+                "run",
+                "--engine",
+                "mpi",
+                "programs/nfib.gph",
+                "--",
+                "45",
+                "20",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("mpirun runs");
+        let start = std::time::Instant::now();
+        let pid = loop {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            if let Some(p) = rank_pid(child.id(), victim) {
+                break p;
+            }
+            assert!(start.elapsed().as_secs() < 30, "no rank {victim} appeared");
+        };
+        // Well into the run.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+        let killed = std::time::Instant::now();
+        let ended = loop {
+            if let Some(s) = child.try_wait().expect("wait") {
+                break Some(s);
+            }
+            if killed.elapsed().as_secs() > 20 {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut stderr = String::new();
+        use std::io::Read;
+        let _ = child
+            .stderr
+            .take()
+            .map(|mut e| e.read_to_string(&mut stderr));
+        assert!(
+            ended.is_some(),
+            "rank {victim} killed: the run hung\n{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("gph: PE {victim} lost")),
+            "rank {victim} killed: {stderr}"
+        );
+    }
+}

@@ -31,6 +31,7 @@ use crate::machine::pe::Pe;
 use crate::obs::{Replay, Sink, Stamped};
 use crate::parallel::protocol::codec::{put_word, take_word};
 use crate::parallel::protocol::envelope::Envelope;
+use mpi::topology::{Communicator, SimpleCommunicator};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +46,9 @@ const SHIP_EVERY: Duration = Duration::from_millis(50);
 /// itself busy-polls, and a message answered within microseconds is what
 /// a FETCH's round trip needs.
 const SPIN: Duration = Duration::from_micros(500);
+
+/// A rank silent this long is lost: twelve heartbeats missed.
+const LOST: Duration = Duration::from_secs(3);
 
 /// A census reading: quiescent, sent, handled.
 type Reading = (bool, u64, u64);
@@ -79,6 +83,10 @@ pub(crate) struct MpiLink<'a> {
     /// The other ranks' events, replayed into the main rank's outputs.
     pub replays: Vec<Option<Replay>>,
     pub ending: Ending,
+    /// When each rank was last heard from, and whether they beat
+    /// (`transport::heartbeat`).
+    heard: Vec<Instant>,
+    pub beating: bool,
 }
 
 /// The main rank's waves.
@@ -116,6 +124,8 @@ impl<'a> MpiLink<'a> {
                 reports: vec![None; n],
                 verdict: None,
             },
+            heard: vec![Instant::now(); n],
+            beating: false,
         }
     }
 
@@ -125,9 +135,13 @@ impl<'a> MpiLink<'a> {
         let mut any = false;
         while let Some(a) = self.t.poll() {
             any = true;
+            self.heard[a.from] = Instant::now();
             if let Err(e) = self.take_in(a) {
                 self.broken.get_or_insert(e);
             }
+        }
+        if self.beating {
+            self.check_alive();
         }
         if self.t.rank != 0 && self.shipped.elapsed() >= SHIP_EVERY {
             self.ship_events();
@@ -189,9 +203,27 @@ impl<'a> MpiLink<'a> {
             }
             Some(Tag::Report) => self.ending.reports[from] = Some(a.bytes),
             Some(Tag::Verdict) => self.ending.verdict = Some(word()? as i32),
+            Some(Tag::Alive) => {}
             Some(Tag::Clock) | None => return Err(bad("of an unknown kind".into())),
         }
         Ok(())
+    }
+
+    /// Ends the whole run when a rank that should beat has been silent
+    /// for [`LOST`]: rank 0 watches every other rank until it has its
+    /// report, the others watch rank 0 until its verdict.
+    fn check_alive(&self) {
+        let silent = |k: usize| self.heard[k].elapsed() > LOST;
+        let lost = if self.t.rank == 0 {
+            (1..self.t.size).find(|&k| self.ending.reports[k].is_none() && silent(k))
+        } else {
+            (self.ending.verdict.is_none() && silent(0)).then_some(0)
+        };
+        if let Some(k) = lost {
+            eprintln!("gph: PE {k} lost");
+            // MPI cannot go on without it: every rank ends, status 1.
+            SimpleCommunicator::world().abort(1);
+        }
     }
 
     /// Sends what waits for rank `to` while its window is open.

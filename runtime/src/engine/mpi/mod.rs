@@ -55,7 +55,9 @@ impl Session {
         #[cfg(feature = "mpi")]
         {
             use mpi::topology::Communicator;
-            let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Serialized)
+            // Full thread support, for the heartbeat's thread; without it
+            // a lost rank is mpirun's to notice.
+            let (universe, _) = mpi::initialize_with_threading(mpi::Threading::Multiple)
                 .ok_or("MPI was started twice")?;
             let world = universe.world();
             let (rank, size) = (world.rank() as usize, world.size() as usize);
@@ -89,7 +91,7 @@ impl Drop for Session {
 #[cfg(feature = "mpi")]
 mod running {
     use super::link::MpiLink;
-    use super::transport::{Tag, Transport};
+    use super::transport::{heartbeat, Tag, Transport};
     use crate::engine::os_threads::OsThread;
     use crate::engine::{drive, Census, Engine, Setup};
     use crate::machine::heap::Ptr;
@@ -104,6 +106,8 @@ mod running {
     use mpi::collective::CommunicatorCollectives;
     use mpi::point_to_point::{Destination, Source};
     use mpi::topology::{Communicator, SimpleCommunicator};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
     use std::time::{Duration, Instant};
 
     /// Round trips that measure a rank's clock offset.
@@ -142,6 +146,28 @@ mod running {
         (start, best.1)
     }
 
+    /// The heartbeat's thread, if MPI allows it (its stop flag and
+    /// handle), beating to `to`.
+    struct Beat(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);
+
+    impl Beat {
+        fn start(link: &mut MpiLink, to: Vec<usize>) -> Beat {
+            let stop = Arc::new(AtomicBool::new(false));
+            if mpi::environment::threading_support() != mpi::Threading::Multiple {
+                return Beat(stop, None);
+            }
+            link.beating = true;
+            Beat(stop.clone(), Some(heartbeat(to, stop)))
+        }
+
+        fn stop(self) {
+            self.0.store(true, Ordering::SeqCst);
+            if let Some(h) = self.1 {
+                let _ = h.join();
+            }
+        }
+    }
+
     /// Waits (polling) until `done` says the link has what it waits for.
     fn await_link(link: &mut MpiLink, done: impl Fn(&MpiLink) -> bool) {
         while !done(link) {
@@ -164,6 +190,7 @@ mod running {
         let (start, _) = align_clocks(&t);
         let census = Census::distributed();
         let mut link = MpiLink::new(t, &census, None);
+        let beat = Beat::start(&mut link, (1..n).collect());
         if let Some(rec) = &setup.config.record {
             for k in 1..n {
                 link.replays[k] = Some(Replay::new(rec.for_pe(PeId(k as u16))));
@@ -215,6 +242,7 @@ mod running {
             link.t.send(k, Tag::Verdict, b);
         }
         link.t.drain();
+        beat.stop();
         (r, all)
     }
 
@@ -229,7 +257,8 @@ mod running {
         let t = Transport::new();
         let (start, offset) = align_clocks(&t);
         let census = Census::distributed();
-        let link = MpiLink::new(t, &census, setup.config.record.clone());
+        let mut link = MpiLink::new(t, &census, setup.config.record.clone());
+        let beat = Beat::start(&mut link, vec![0]);
         let mut eng = OsThread::new(PeId(rank as u16), link, start, setup.config.grid.as_ref());
         eng.offset = offset;
         pe.poll_mail(Box::new(Transport::waiting));
@@ -246,6 +275,7 @@ mod running {
         link.t.send(0, Tag::Report, b);
         await_link(link, |l| l.ending.verdict.is_some());
         link.t.drain();
+        beat.stop();
         link.ending.verdict.unwrap_or(1)
     }
 }

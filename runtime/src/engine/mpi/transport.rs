@@ -36,10 +36,12 @@ pub(crate) enum Tag {
     Verdict = 7,
     /// Clock alignment at start-up.
     Clock = 8,
+    /// A rank is alive (`heartbeat`).
+    Alive = 9,
 }
 
 impl Tag {
-    const ALL: [Tag; 8] = [
+    const ALL: [Tag; 9] = [
         Tag::Envelope,
         Tag::Window,
         Tag::Wave,
@@ -48,6 +50,7 @@ impl Tag {
         Tag::Report,
         Tag::Verdict,
         Tag::Clock,
+        Tag::Alive,
     ];
 
     fn from_raw(t: c_int) -> Option<Tag> {
@@ -162,4 +165,29 @@ impl Transport {
             std::thread::yield_now();
         }
     }
+}
+
+/// How often a rank tells it is alive.
+pub(crate) const HEARTBEAT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// A thread that tells `to` every [`HEARTBEAT`] that this rank is alive,
+/// whatever its PE is doing (rank 0's may wait for stdin for minutes),
+/// until `stop`. It needs MPI's full thread support (MPI_THREAD_MULTIPLE;
+/// `Session::start` asks for it); the link's polls receive the beats.
+pub(crate) fn heartbeat(
+    to: Vec<usize>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        use mpi::point_to_point::Destination;
+        let world = SimpleCommunicator::world();
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            for &k in &to {
+                world
+                    .process_at_rank(k as i32)
+                    .send_with_tag(&[0u8][..], Tag::Alive as i32);
+            }
+            std::thread::sleep(HEARTBEAT);
+        }
+    })
 }
