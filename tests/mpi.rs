@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::mpi::{mpi_gph, mpirun, without_mpirun_notes};
+use common::mpi::{mpi_gph, mpirun, mpirun_tcp, tcp_hosts, without_mpirun_notes};
 use common::{programs_in, snapshot, two_at_a_time, Golden};
 use std::path::PathBuf;
 
@@ -65,6 +65,37 @@ fn golden_parallel_programs_print_what_ghc_prints_on_mpi_ranks() {
             }));
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Across a real network: three hosts made of network namespaces, Open
+/// MPI's TCP transport only, so that every message crosses a socket.
+#[test]
+fn golden_parallel_programs_across_tcp_hosts() {
+    let Some(gph) = mpi_gph() else { return };
+    if let Err(why) = tcp_hosts(3) {
+        eprintln!("SKIPPED: no hosts for MPI over TCP here: {why}");
+        return;
+    }
+    let cases = parallel_programs();
+    // One at a time: the hosts have one slot each.
+    let mut failures = Vec::new();
+    for c in &cases {
+        let out = mpirun_tcp(gph, 3, &run_args(c, &[]), &c.stdin);
+        if out.status != Some(c.exit) || out.stdout != c.stdout {
+            failures.push(format!(
+                "{} on 3 TCP hosts: exit {:?} (expected {})\n--- stdout\n{}\n--- stderr\n{}",
+                c.file.display(),
+                out.status,
+                c.exit,
+                out.stdout,
+                out.stderr
+            ));
+        }
+    }
+    let _ = std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/mpi/netns.sh"))
+        .arg("down")
+        .status();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

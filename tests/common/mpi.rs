@@ -112,3 +112,29 @@ pub fn without_mpirun_notes(stderr: &str) -> String {
     }
     ours
 }
+
+/// Hosts made of network namespaces on this machine (bench/mpi/netns.sh),
+/// `n` of them, or why not: they need root and `ip`.
+pub fn tcp_hosts(n: usize) -> Result<(), String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/mpi/netns.sh");
+    let out = Command::new(&script)
+        .args(["up", &n.to_string()])
+        .output()
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot make network namespaces: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// `mpirun -np RANKS gph ARGS` over TCP between the namespace hosts
+/// (bench/mpi/mpirun-tcp).
+pub fn mpirun_tcp(gph: &Path, ranks: usize, args: &[&str], stdin: &[u8]) -> Output {
+    let mut cmd = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/mpi/mpirun-tcp"));
+    cmd.args(["-np", &ranks.to_string()]).arg(gph).args(args);
+    run_command(cmd, Some(stdin))
+}
