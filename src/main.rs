@@ -72,6 +72,16 @@ enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
         cores: Option<u16>,
     },
+    /// Measure the mpi engine's messages against raw MPI between two ranks
+    /// (`mpirun -np 2 gph mpi-bench`): latency and throughput per size.
+    MpiBench {
+        /// Message sizes in bytes.
+        #[arg(long, value_delimiter = ',', default_values_t = [16, 1024, 65536])]
+        sizes: Vec<usize>,
+        /// Round trips of the smallest size (fewer of larger ones).
+        #[arg(long, default_value_t = 20000)]
+        rounds: usize,
+    },
     /// Print what one compiler pass produced.
     Dump {
         #[arg(long, value_parser = stage_parser())]
@@ -523,6 +533,7 @@ fn run(cli: Cli) -> Result<(), ()> {
             machine,
             compiler,
         } => repl::repl(file, echo, machine, compiler),
+        Command::MpiBench { sizes, rounds } => mpi_bench(&sizes, rounds),
         Command::Calibrate { out, name, cores } => {
             let cores = cores.map_or_else(
                 || {
@@ -564,6 +575,39 @@ fn run(cli: Cli) -> Result<(), ()> {
             Ok(())
         }
     }
+}
+
+/// `gph mpi-bench`: the table, on rank 0.
+fn mpi_bench(sizes: &[usize], rounds: usize) -> Result<(), ()> {
+    let session = gph_runtime::engine::mpi::Session::start().map_err(|e| eprintln!("gph: {e}"))?;
+    #[cfg(feature = "mpi")]
+    {
+        let rows = gph_runtime::engine::mpi::bench::pingpong(sizes, rounds).map_err(|e| {
+            if session.rank == 0 {
+                eprintln!("gph: {e}")
+            }
+        })?;
+        if session.rank == 0 {
+            println!(
+                "   bytes  latency us: raw   gph  ratio   throughput MB/s: raw     gph  ratio"
+            );
+            for r in rows {
+                println!(
+                    "{:8}  {:15.2} {:5.2} {:6.2}   {:20.1} {:7.1} {:6.2}",
+                    r.bytes,
+                    r.raw_latency,
+                    r.engine_latency,
+                    r.engine_latency / r.raw_latency,
+                    r.raw_throughput,
+                    r.engine_throughput,
+                    r.engine_throughput / r.raw_throughput
+                );
+            }
+        }
+    }
+    #[cfg(not(feature = "mpi"))]
+    let _ = (sizes, rounds, session);
+    Ok(())
 }
 
 fn main() -> ExitCode {

@@ -7,9 +7,9 @@
 //! floods another with unmatched small sends (100,000 of 16 bytes in one
 //! burst took 8-25 s, against under a second with at most 4,096 in flight:
 //! the measurement, rsmpi 0.8, Open MPI 4.1). So at most [`WINDOW`]
-//! envelopes travel unacknowledged to each rank; the rest wait here, in
-//! order, and leave as the receiver tells that it took some in (a Window
-//! message for every quarter of the window). Acknowledgements come from
+//! envelopes, and [`WINDOW_BYTES`], travel unacknowledged to each rank;
+//! the rest wait here, in order, and leave as the receiver tells that it
+//! took some in (a Window message for every quarter of either). Acknowledgements come from
 //! the link, not from the PE's handling, so a PE busy with a long slice
 //! still lets its senders on once it polls.
 //!
@@ -47,6 +47,18 @@ const SHIP_EVERY: Duration = Duration::from_millis(50);
 /// a FETCH's round trip needs.
 const SPIN: Duration = Duration::from_micros(500);
 
+/// Bytes (payloads and piggybacks) in flight to one rank: a stream of
+/// large messages is paced by its receiver, not by what MPI will buffer.
+pub(crate) const WINDOW_BYTES: usize = 4 << 20;
+
+/// What is in flight to a rank, or taken in from it since the last
+/// acknowledgement.
+#[derive(Clone, Copy, Default)]
+struct Flight {
+    envelopes: usize,
+    bytes: usize,
+}
+
 /// A rank silent this long is lost: twelve heartbeats missed.
 const LOST: Duration = Duration::from_secs(3);
 
@@ -67,10 +79,10 @@ pub(crate) struct MpiLink<'a> {
     census: &'a Census,
     /// Per rank: envelopes sent and not yet acknowledged, and those
     /// waiting for the window to open.
-    in_flight: Vec<usize>,
-    queued: Vec<VecDeque<Vec<u8>>>,
+    in_flight: Vec<Flight>,
+    queued: Vec<VecDeque<Envelope>>,
     /// Per rank: envelopes taken in since the last acknowledgement.
-    taken: Vec<usize>,
+    taken: Vec<Flight>,
     /// Envelopes decoded, not yet handed out.
     inbox: VecDeque<Envelope>,
     /// Why the run cannot go on (a malformed message).
@@ -108,9 +120,9 @@ impl<'a> MpiLink<'a> {
         MpiLink {
             t,
             census,
-            in_flight: vec![0; n],
+            in_flight: vec![Flight::default(); n],
             queued: vec![VecDeque::new(); n],
-            taken: vec![0; n],
+            taken: vec![Flight::default(); n],
             inbox: VecDeque::new(),
             broken: None,
             waves: Waves {
@@ -135,7 +147,9 @@ impl<'a> MpiLink<'a> {
         let mut any = false;
         while let Some(a) = self.t.poll() {
             any = true;
-            self.heard[a.from] = Instant::now();
+            if self.beating {
+                self.heard[a.from] = Instant::now();
+            }
             if let Err(e) = self.take_in(a) {
                 self.broken.get_or_insert(e);
             }
@@ -143,7 +157,7 @@ impl<'a> MpiLink<'a> {
         if self.beating {
             self.check_alive();
         }
-        if self.t.rank != 0 && self.shipped.elapsed() >= SHIP_EVERY {
+        if self.record.is_some() && self.t.rank != 0 && self.shipped.elapsed() >= SHIP_EVERY {
             self.ship_events();
         }
         any
@@ -156,25 +170,20 @@ impl<'a> MpiLink<'a> {
         let mut word = || take_word(&mut rest).ok_or_else(|| bad("cut short".into()));
         match a.tag {
             Some(Tag::Envelope) => {
-                let env = Envelope::decode(&a.bytes).map_err(bad)?;
+                let env = Envelope::from_wire(a.bytes).map_err(bad)?;
                 if env.from.0 as usize != from || env.to.0 as usize != self.t.rank {
                     return Err(bad(format!(
                         "an envelope from PE {} to PE {}",
                         env.from.0, env.to.0
                     )));
                 }
-                self.inbox.push_back(env);
-                self.taken[from] += 1;
-                if self.taken[from] >= WINDOW / 4 {
-                    let mut b = Vec::new();
-                    put_word(&mut b, self.taken[from] as u64);
-                    self.taken[from] = 0;
-                    self.t.send(from, Tag::Window, b);
-                }
+                self.took(from, env);
             }
             Some(Tag::Window) => {
-                let k = word()? as usize;
-                self.in_flight[from] = self.in_flight[from].saturating_sub(k);
+                let (k, bytes) = (word()? as usize, word()? as usize);
+                let f = &mut self.in_flight[from];
+                f.envelopes = f.envelopes.saturating_sub(k);
+                f.bytes = f.bytes.saturating_sub(bytes);
                 self.send_queued(from);
             }
             Some(Tag::Wave) => {
@@ -226,15 +235,53 @@ impl<'a> MpiLink<'a> {
         }
     }
 
+    /// An envelope from `from` arrived: into the inbox; the sender's
+    /// window opens by what came once that is a quarter of it.
+    fn took(&mut self, from: usize, env: Envelope) {
+        let t = &mut self.taken[from];
+        t.envelopes += 1;
+        t.bytes += env.size();
+        self.inbox.push_back(env);
+        if t.envelopes >= WINDOW / 4 || t.bytes >= WINDOW_BYTES / 4 {
+            let mut b = Vec::new();
+            put_word(&mut b, t.envelopes as u64);
+            put_word(&mut b, t.bytes as u64);
+            *t = Flight::default();
+            self.t.send(from, Tag::Window, b);
+        }
+    }
+
     /// Sends what waits for rank `to` while its window is open.
     fn send_queued(&mut self, to: usize) {
-        while self.in_flight[to] < WINDOW {
-            let Some(b) = self.queued[to].pop_front() else {
+        loop {
+            let f = &mut self.in_flight[to];
+            let Some(size) = self.queued[to].front().map(Envelope::size) else {
                 break;
             };
-            self.in_flight[to] += 1;
-            self.t.send(to, Tag::Envelope, b);
+            // One envelope may always travel, however large.
+            if f.envelopes >= WINDOW || f.envelopes > 0 && f.bytes + size > WINDOW_BYTES {
+                break;
+            }
+            f.envelopes += 1;
+            f.bytes += size;
+            let env = self.queued[to].pop_front().expect("a queued envelope");
+            self.t.send(to, Tag::Envelope, env.into_wire());
         }
+    }
+
+    /// An envelope that has arrived, if any.
+    pub fn next_envelope(&mut self) -> Option<Envelope> {
+        if self.inbox.is_empty() {
+            self.pump();
+        }
+        self.inbox.pop_front()
+    }
+
+    /// Puts an envelope on its way (when the window lets it).
+    pub fn send_envelope(&mut self, env: Envelope) {
+        let to = env.to.0 as usize;
+        self.queued[to].push_back(env);
+        self.send_queued(to);
     }
 
     /// Sends this rank's recorded events to the main rank.
@@ -292,10 +339,7 @@ impl<'a> MpiLink<'a> {
 
 impl Link for MpiLink<'_> {
     fn try_recv(&mut self, _: &Pe) -> Option<Envelope> {
-        if self.inbox.is_empty() {
-            self.pump();
-        }
-        self.inbox.pop_front()
+        self.next_envelope()
     }
 
     fn recv_timeout(&mut self, pe: &Pe, d: Duration) -> Option<Envelope> {
@@ -320,9 +364,7 @@ impl Link for MpiLink<'_> {
     }
 
     fn send(&mut self, env: Envelope) {
-        let to = env.to.0 as usize;
-        self.queued[to].push_back(env.encode());
-        self.send_queued(to);
+        self.send_envelope(env)
     }
 
     fn deadlocked(&mut self, pe: &Pe) -> bool {

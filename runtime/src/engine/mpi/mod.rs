@@ -28,6 +28,8 @@
 //! [`Session::start`] says how to build it.
 
 #[cfg(feature = "mpi")]
+pub mod bench;
+#[cfg(feature = "mpi")]
 mod link;
 #[cfg(feature = "mpi")]
 mod transport;

@@ -53,13 +53,19 @@ impl Envelope {
         self.payload.len() + self.piggyback.len()
     }
 
-    /// The envelope as bytes, for a transport between processes (`mpi`):
-    /// its fields in the codec's LEB128 (the clock and the hold as the
-    /// bits of a double and nanoseconds; the observers' numbers too, so
-    /// that a trace still draws its arrows), then the payload and the
-    /// piggyback, their lengths first.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.size() + 24);
+    /// The envelope as bytes, for a transport between processes (`mpi`).
+    /// The payload comes first, so that it leaves without a copy where its
+    /// buffer has room and is taken back without one ([`from_wire`]); then
+    /// the piggyback; then the fields in the codec's LEB128 (the clock and
+    /// the hold as the bits of a double and nanoseconds; the observers'
+    /// numbers too, so that a trace still draws its arrows; the lengths
+    /// of the payload and the piggyback); last the fields' length, in four
+    /// bytes. At 64 KiB the copies of the first form (fields first) took
+    /// half the engine's time for a message.
+    ///
+    /// [`from_wire`]: Envelope::from_wire
+    pub fn into_wire(self) -> Vec<u8> {
+        let mut fields = Vec::with_capacity(24);
         for w in [
             self.from.0 as u64,
             self.to.0 as u64,
@@ -69,24 +75,41 @@ impl Envelope {
             self.id,
             self.carried.len() as u64,
         ] {
-            put_word(&mut out, w);
+            put_word(&mut fields, w);
         }
         for &c in &self.carried {
-            put_word(&mut out, c);
+            put_word(&mut fields, c);
         }
-        put_word(&mut out, self.payload.len() as u64);
-        put_word(&mut out, self.piggyback.len() as u64);
-        out.extend_from_slice(&self.payload);
+        put_word(&mut fields, self.payload.len() as u64);
+        put_word(&mut fields, self.piggyback.len() as u64);
+        let mut out = self.payload;
+        out.reserve(self.piggyback.len() + fields.len() + 4);
         out.extend_from_slice(&self.piggyback);
+        out.extend_from_slice(&fields);
+        out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
         out
     }
 
-    /// Reads what [`Envelope::encode`] wrote; every malformed or truncated
-    /// envelope is an error, never a panic. Its payload is not looked
-    /// into: its protocol decodes it, as it does every message.
-    pub fn decode(bytes: &[u8]) -> Result<Envelope, String> {
-        let mut rest = bytes;
-        let cut = || format!("a truncated envelope of {} bytes", bytes.len());
+    /// [`Envelope::into_wire`] of a copy.
+    pub fn encode(&self) -> Vec<u8> {
+        self.clone().into_wire()
+    }
+
+    /// Reads what [`Envelope::into_wire`] wrote, keeping its buffer as
+    /// the payload; every malformed or truncated envelope is an error,
+    /// never a panic. Its payload is not looked into: its protocol decodes
+    /// it, as it does every message.
+    pub fn from_wire(mut bytes: Vec<u8>) -> Result<Envelope, String> {
+        let total = bytes.len();
+        let cut = || format!("a truncated envelope of {total} bytes");
+        let Some(at) = total.checked_sub(4) else {
+            return Err(cut());
+        };
+        let n = u32::from_le_bytes(bytes[at..].try_into().expect("four bytes")) as usize;
+        let Some(start) = at.checked_sub(n) else {
+            return Err(cut());
+        };
+        let mut rest = &bytes[start..at];
         let word = |rest: &mut &[u8]| take_word(rest).ok_or_else(cut);
         let pe = |w: u64| {
             u16::try_from(w)
@@ -106,35 +129,39 @@ impl Envelope {
         }
         let hold = Duration::from_nanos(word(&mut rest)?);
         let id = word(&mut rest)?;
-        let n = word(&mut rest)?;
+        let count = word(&mut rest)?;
         // Each number takes a byte at least: a larger count is garbage.
-        if n > rest.len() as u64 {
+        if count > rest.len() as u64 {
             return Err(cut());
         }
-        let mut carried = Vec::with_capacity(n as usize);
-        for _ in 0..n {
+        let mut carried = Vec::with_capacity(count as usize);
+        for _ in 0..count {
             carried.push(word(&mut rest)?);
         }
-        let len = word(&mut rest)?;
-        let extra = word(&mut rest)?;
-        if len.checked_add(extra) != Some(rest.len() as u64) {
+        let (len, extra) = (word(&mut rest)?, word(&mut rest)?);
+        if !rest.is_empty() || len.checked_add(extra) != Some(start as u64) {
             return Err(format!(
-                "an envelope of {} bytes that says {len} + {extra}",
-                bytes.len()
+                "an envelope of {total} bytes that says {len} + {extra} + {n} + 4"
             ));
         }
-        let (payload, piggyback) = rest.split_at(len as usize);
+        let piggyback = bytes[len as usize..start].to_vec();
+        bytes.truncate(len as usize);
         Ok(Envelope {
             from,
             to,
             sent_at,
             kind,
             hold,
-            payload: payload.to_vec(),
-            piggyback: piggyback.to_vec(),
+            payload: bytes,
+            piggyback,
             id,
             carried,
         })
+    }
+
+    /// [`Envelope::from_wire`] of a copy of `bytes`.
+    pub fn decode(bytes: &[u8]) -> Result<Envelope, String> {
+        Envelope::from_wire(bytes.to_vec())
     }
 }
 
