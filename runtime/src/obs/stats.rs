@@ -674,6 +674,24 @@ mod tests {
         }
     }
 
+    /// A PE's statistics travel to the main PE whole (`mpi`), and
+    /// garbage does not decode.
+    #[test]
+    fn pe_stats_survive_the_wire() {
+        let mut pe = one_pe_stats().per_pe[0].clone();
+        pe.idle_s = 0.125;
+        pe.messages.insert("FISH", (3, 72));
+        pe.messages.insert("RESUME", (56, 1_234_567));
+        pe.packets.sent = 9;
+        pe.packets.max_messages = Max(4);
+        let wire = pe.to_wire();
+        assert_eq!(PeStats::from_wire(&wire), Ok(pe));
+        for n in 0..wire.len() {
+            assert!(PeStats::from_wire(&wire[..n]).is_err(), "cut at {n}");
+        }
+        assert!(PeStats::from_wire(&[wire.clone(), vec![0]].concat()).is_err());
+    }
+
     /// The report is the same with one PE as before there were many.
     #[test]
     fn one_pe_stats_unchanged() {

@@ -108,8 +108,7 @@ mod running {
     use mpi::collective::CommunicatorCollectives;
     use mpi::point_to_point::{Destination, Source};
     use mpi::topology::{Communicator, SimpleCommunicator};
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
+    use std::sync::mpsc::Sender;
     use std::time::{Duration, Instant};
 
     /// Round trips that measure a rank's clock offset.
@@ -148,23 +147,23 @@ mod running {
         (start, best.1)
     }
 
-    /// The heartbeat's thread, if MPI allows it (its stop flag and
-    /// handle), beating to `to`.
-    struct Beat(Arc<AtomicBool>, Option<std::thread::JoinHandle<()>>);
+    /// The heartbeat's thread, if MPI allows it: what stops it, and its
+    /// handle.
+    struct Beat(Option<(Sender<()>, std::thread::JoinHandle<()>)>);
 
     impl Beat {
         fn start(link: &mut MpiLink, to: Vec<usize>) -> Beat {
-            let stop = Arc::new(AtomicBool::new(false));
             if mpi::environment::threading_support() != mpi::Threading::Multiple {
-                return Beat(stop, None);
+                return Beat(None);
             }
             link.beating = true;
-            Beat(stop.clone(), Some(heartbeat(to, stop)))
+            let (stop, stopped) = std::sync::mpsc::channel();
+            Beat(Some((stop, heartbeat(to, stopped))))
         }
 
         fn stop(self) {
-            self.0.store(true, Ordering::SeqCst);
-            if let Some(h) = self.1 {
+            if let Some((stop, h)) = self.0 {
+                drop(stop);
                 let _ = h.join();
             }
         }

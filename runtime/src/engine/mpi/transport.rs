@@ -198,22 +198,27 @@ pub(crate) const HEARTBEAT: std::time::Duration = std::time::Duration::from_mill
 
 /// A thread that tells `to` every [`HEARTBEAT`] that this rank is alive,
 /// whatever its PE is doing (rank 0's may wait for stdin for minutes),
-/// until `stop`. It needs MPI's full thread support (MPI_THREAD_MULTIPLE;
-/// `Session::start` asks for it); the link's polls receive the beats.
+/// until `stop` is dropped (at once: a sleep ending the run cost every run
+/// up to a quarter of a second). It needs MPI's full thread support
+/// (MPI_THREAD_MULTIPLE; `Session::start` asks for it); the link's polls
+/// receive the beats.
 pub(crate) fn heartbeat(
     to: Vec<usize>,
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: std::sync::mpsc::Receiver<()>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         use mpi::point_to_point::Destination;
+        use std::sync::mpsc::RecvTimeoutError;
         let world = SimpleCommunicator::world();
-        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
             for &k in &to {
                 world
                     .process_at_rank(k as i32)
                     .send_with_tag(&[0u8][..], Tag::Alive as i32);
             }
-            std::thread::sleep(HEARTBEAT);
+            if stop.recv_timeout(HEARTBEAT) != Err(RecvTimeoutError::Timeout) {
+                break;
+            }
         }
     })
 }
