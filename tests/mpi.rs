@@ -226,3 +226,34 @@ fn a_killed_rank_is_lost_not_a_hang() {
         );
     }
 }
+
+/// Flow control: a stream of a million Eden elements to a process on the
+/// other rank and back gets through, with the output of one PE.
+#[test]
+fn a_million_element_stream_between_two_ranks() {
+    let Some(gph) = mpi_gph() else { return };
+    let args = [
+        "run",
+        "--engine",
+        "mpi",
+        "programs/edenEcho.gph",
+        "--",
+        "1",
+        "1000000",
+    ];
+    let out = mpirun(gph, 2, &args, b"");
+    assert_eq!(out.status, Some(0), "{}", out.stderr);
+    let one = common::gph(
+        &[
+            "run",
+            "--pes",
+            "1",
+            "programs/edenEcho.gph",
+            "--",
+            "1",
+            "1000000",
+        ],
+        None,
+    );
+    assert_eq!(out.stdout, one.stdout);
+}

@@ -775,20 +775,30 @@ pub fn unpack(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::machine::heap::h_info;
     use crate::parallel::ga::WHOLE;
     use std::collections::HashMap;
 
-    /// A tiny deterministic generator (tests only).
-    struct Rng(u64);
+    /// A tiny deterministic generator (tests only; the wire's fuzz test
+    /// too).
+    pub(crate) struct Rng(pub u64);
     impl Rng {
-        fn next(&mut self, n: u64) -> u64 {
+        /// A number below `n` (which must not be 0).
+        pub fn next(&mut self, n: u64) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0 % n
+        }
+
+        pub fn below(&mut self, n: usize) -> usize {
+            self.next(n.max(1) as u64) as usize
+        }
+
+        pub fn byte(&mut self) -> u8 {
+            self.next(256) as u8
         }
     }
 

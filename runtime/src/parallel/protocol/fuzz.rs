@@ -13,27 +13,12 @@ use crate::parallel::eden::{self, Chan};
 use crate::parallel::ga::{GaTable, GlobalAddr, Weight};
 use crate::parallel::gum::message::{Fish, Message};
 use crate::parallel::ids::PeId;
+use crate::parallel::pack::tests::Rng;
 use crate::parallel::pack::{self, sample_graph, PackedGraph};
 use crate::parallel::protocol::codec::Reader;
 use crate::parallel::protocol::control::Control;
 use crate::parallel::protocol::envelope::Envelope;
 use crate::parallel::protocol::{packet, MsgKind, Protocol};
-
-/// xorshift: a tiny deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// One of each kind of message, in envelopes, and a packet of several.
 fn corpus() -> Vec<Vec<u8>> {
@@ -187,7 +172,7 @@ fn mutate(b: &mut Vec<u8>, rng: &mut Rng) {
         match rng.below(5) {
             0 if !b.is_empty() => {
                 let j = rng.below(b.len());
-                b[j] = rng.next() as u8;
+                b[j] = rng.byte();
             }
             1 if !b.is_empty() => {
                 let j = rng.below(b.len());
@@ -196,7 +181,7 @@ fn mutate(b: &mut Vec<u8>, rng: &mut Rng) {
             2 => b.truncate(rng.below(b.len() + 1)),
             3 => {
                 let j = rng.below(b.len() + 1);
-                b.insert(j, rng.next() as u8);
+                b.insert(j, rng.byte());
             }
             _ if !b.is_empty() => {
                 let j = rng.below(b.len());
@@ -230,7 +215,7 @@ fn wire_decoders_survive_garbage() {
             // Random bytes.
             0 => {
                 let len = rng.below(96);
-                (0..len).map(|_| rng.next() as u8).collect()
+                (0..len).map(|_| rng.byte()).collect()
             }
             // A valid envelope around a mutated message.
             1 => {
