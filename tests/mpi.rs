@@ -187,10 +187,17 @@ fn a_killed_rank_is_lost_not_a_hang() {
             .spawn()
             .expect("mpirun runs");
         let start = std::time::Instant::now();
+        let children = format!("/proc/{0}/task/{0}/children", child.id());
         let pid = loop {
             std::thread::sleep(std::time::Duration::from_millis(200));
             if let Some(p) = rank_pid(child.id(), victim) {
                 break p;
+            }
+            if std::fs::metadata(&children).is_err() {
+                let _ = child.kill();
+                let _ = child.wait();
+                eprintln!("SKIPPED: this kernel does not list a process's children in /proc");
+                return;
             }
             assert!(start.elapsed().as_secs() < 30, "no rank {victim} appeared");
         };
