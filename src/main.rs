@@ -347,10 +347,10 @@ impl MachineOpts {
                 let g = gph_runtime::engine::grid::Grid::load(std::path::Path::new(path))?;
                 match pes {
                     // A machine file (one cluster) on that many of its PEs.
-                    Some(n) => Some(
-                        g.with_pes(n as usize)
-                            .map_err(|e| format!("--pes {n}: {e}"))?,
-                    ),
+                    Some(n) => Some(g.with_pes(n as usize).map_err(|e| match ranks {
+                        Some(_) => format!("{n} MPI ranks: {e}"),
+                        None => format!("--pes {n}: {e}"),
+                    })?),
                     None => Some(g),
                 }
             }
