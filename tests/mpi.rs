@@ -12,7 +12,7 @@
 mod common;
 
 use common::mpi::{mpi_gph, mpirun, mpirun_tcp, tcp_hosts, without_mpirun_notes};
-use common::{programs_in, snapshot, two_at_a_time, Golden};
+use common::{programs_in, snapshot, two_at_a_time, Golden, Output};
 use std::path::PathBuf;
 
 /// The golden programs that run in parallel: those that import GpH's or
@@ -41,6 +41,20 @@ fn run_args<'a>(c: &'a Golden, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// How a run of `c` on `on` differs from GHC's, if it does.
+fn differs(c: &Golden, out: &Output, on: &str) -> Option<String> {
+    (out.status != Some(c.exit) || out.stdout != c.stdout).then(|| {
+        format!(
+            "{} on {on}: exit {:?} (expected {})\n--- stdout\n{}\n--- stderr\n{}",
+            c.file.display(),
+            out.status,
+            c.exit,
+            out.stdout,
+            out.stderr
+        )
+    })
+}
+
 #[test]
 fn golden_parallel_programs_print_what_ghc_prints_on_mpi_ranks() {
     let Some(gph) = mpi_gph() else { return };
@@ -51,17 +65,9 @@ fn golden_parallel_programs_print_what_ghc_prints_on_mpi_ranks() {
         for sched in ["gum2", "gum"] {
             failures.extend(two_at_a_time(&cases, |c| {
                 let out = mpirun(gph, ranks, &run_args(c, &["--sched", sched]), &c.stdin);
-                if out.status == Some(c.exit) && out.stdout == c.stdout {
-                    return vec![];
-                }
-                vec![format!(
-                    "{} on {ranks} ranks, {sched}: exit {:?} (expected {})\n--- stdout\n{}\n--- stderr\n{}",
-                    c.file.display(),
-                    out.status,
-                    c.exit,
-                    out.stdout,
-                    out.stderr
-                )]
+                differs(c, &out, &format!("{ranks} ranks, {sched}"))
+                    .into_iter()
+                    .collect()
             }));
         }
     }
@@ -82,16 +88,7 @@ fn golden_parallel_programs_across_tcp_hosts() {
     let mut failures = Vec::new();
     for c in &cases {
         let out = mpirun_tcp(gph, 3, &run_args(c, &[]), &c.stdin);
-        if out.status != Some(c.exit) || out.stdout != c.stdout {
-            failures.push(format!(
-                "{} on 3 TCP hosts: exit {:?} (expected {})\n--- stdout\n{}\n--- stderr\n{}",
-                c.file.display(),
-                out.status,
-                c.exit,
-                out.stdout,
-                out.stderr
-            ));
-        }
+        failures.extend(differs(c, &out, "3 TCP hosts"));
     }
     let _ = std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/bench/mpi/netns.sh"))
         .arg("down")

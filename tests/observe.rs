@@ -21,6 +21,8 @@ use std::sync::OnceLock;
 
 mod common;
 
+use common::{apt_install, works};
+
 const GPH: &str = env!("CARGO_BIN_EXE_gph");
 
 fn tmp(name: &str) -> PathBuf {
@@ -32,30 +34,6 @@ fn tmp(name: &str) -> PathBuf {
 fn succeeds(args: &[&str]) {
     let out = common::gph(args, None);
     assert_eq!(out.status, Some(0), "gph {args:?}: {}", out.stderr);
-}
-
-/// Whether `cmd args` runs and succeeds.
-fn works(cmd: &str, args: &[&str]) -> bool {
-    Command::new(cmd)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Installs Debian packages if we may (as root, with apt-get).
-fn apt_install(packages: &[&str]) -> bool {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !root || !works("apt-get", &["--version"]) {
-        return false;
-    }
-    let mut args = vec!["install", "-y", "--no-install-recommends"];
-    args.extend_from_slice(packages);
-    works("apt-get", &args)
 }
 
 /// The eventlog reader, built once; None (and why) if it cannot be.

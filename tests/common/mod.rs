@@ -75,6 +75,31 @@ pub fn run_command(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
     }
 }
 
+/// Whether `cmd args` runs and succeeds.
+pub fn works(cmd: &str, args: &[&str]) -> bool {
+    Command::new(cmd)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Installs Debian packages if we may (as root, with apt-get), reading
+/// the package lists first if they are not there yet.
+pub fn apt_install(packages: &[&str]) -> bool {
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root || !works("apt-get", &["--version"]) {
+        return false;
+    }
+    let mut args = vec!["install", "-y", "-q", "--no-install-recommends"];
+    args.extend_from_slice(packages);
+    works("apt-get", &args) || (works("apt-get", &["update", "-q"]) && works("apt-get", &args))
+}
+
 /// The programs of a directory (relative to the project root), sorted:
 /// its `.gph` and literate `.lhs` files, and for a program of several
 /// modules, the `Main.gph`, `Main.hs` or `Main.lhs` of a sub-folder (its

@@ -1,56 +1,23 @@
 //! Running gph on MPI ranks in tests (tests/mpi.rs, tests/observe.rs):
 //! Open MPI installed if need be, gph built with the feature `mpi`.
 
-use super::{run_command, Output};
+use super::{apt_install, run_command, works, Output};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 const PACKAGES: [&str; 3] = ["openmpi-bin", "libopenmpi-dev", "libclang-dev"];
 
-fn has(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd} >/dev/null")])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0"))
-}
-
 /// Open MPI and libclang, installed if need be; why not, if they cannot be.
 fn install_mpi() -> Result<(), String> {
-    if has("mpirun") && has("mpicc") {
-        return Ok(());
-    }
-    if !root() || !has("apt-get") {
-        return Err(format!(
-            "no mpirun, and no apt-get as root to install {}",
-            PACKAGES.join(" ")
-        ));
-    }
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "-q"])
-            .args(PACKAGES)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let updated = || {
-        Command::new("apt-get")
-            .args(["update", "-q"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if install() || (updated() && install()) {
+    let have = || works("mpirun", &["--version"]) && works("mpicc", &["--version"]);
+    if have() || (apt_install(&PACKAGES) && have()) {
         Ok(())
     } else {
-        Err(format!("apt-get could not install {}", PACKAGES.join(" ")))
+        Err(format!(
+            "no mpirun, and apt-get (as root) could not install {}",
+            PACKAGES.join(" ")
+        ))
     }
 }
 

@@ -155,15 +155,20 @@ impl Census {
         self.active.fetch_sub(1, Ordering::SeqCst);
     }
 
-    /// A message that may bring work left.
+    /// A message that may bring work left. (The counts apart are for the
+    /// waves of a distributed census: a shared one pays one atomic.)
     fn sent(&self) {
-        self.sent.fetch_add(1, Ordering::SeqCst);
+        if self.distributed {
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
         self.woke();
     }
 
     /// A message that may bring work was handled.
     fn handled(&self) {
-        self.handled.fetch_add(1, Ordering::SeqCst);
+        if self.distributed {
+            self.handled.fetch_add(1, Ordering::SeqCst);
+        }
         self.slept();
     }
 

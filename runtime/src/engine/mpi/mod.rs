@@ -44,7 +44,7 @@ pub const NOT_BUILT: &str = "this gph was built without MPI: build it with \
 /// MPI, started for this process: ended (MPI_Finalize) when dropped.
 pub struct Session {
     #[cfg(feature = "mpi")]
-    _universe: mpi::environment::Universe,
+    universe: mpi::environment::Universe,
     /// This process's rank: its PE.
     pub rank: usize,
     /// How many ranks: the run's PEs.
@@ -67,7 +67,7 @@ impl Session {
                 return Err(format!("{size} ranks: gph runs on at most 65,536 PEs"));
             }
             Ok(Session {
-                _universe: universe,
+                universe,
                 rank,
                 size,
             })
@@ -85,7 +85,7 @@ impl Drop for Session {
         #[cfg(feature = "mpi")]
         {
             use mpi::collective::CommunicatorCollectives;
-            self._universe.world().barrier();
+            self.universe.world().barrier();
         }
     }
 }
