@@ -314,6 +314,38 @@ impl<'s> Desugar<'s> {
                 let d = self.dict(d);
                 Expr::app(Expr::Global(super_selector(class, *i)), vec![d])
             }
+            Dict::Typeable(g, args) => {
+                // D:Typeable (\x -> TypeRep "Module" "T" [primTypeRep d1 x, ...]):
+                // the method never looks at its argument.
+                let x = self.fresh("x");
+                let mut reps = Expr::Con(Sym::from("[]"));
+                for a in args.iter().rev() {
+                    let d = self.dict(a);
+                    let rep = Expr::app(
+                        Expr::Global(Sym::from("Gph.Prim.primTypeRep")),
+                        vec![d, Expr::Local(x.clone())],
+                    );
+                    reps = Expr::app(Expr::Con(Sym::from(":")), vec![rep, reps]);
+                }
+                let module = if g.module.is_empty() {
+                    "GHC.Types"
+                } else {
+                    &g.module
+                };
+                let rep = Expr::app(
+                    Expr::Con(Sym::from("Gph.Prim.TypeRep")),
+                    vec![
+                        Expr::Lit(Lit::Str(Sym::from(module))),
+                        Expr::Lit(Lit::Str(g.name.clone())),
+                        reps,
+                    ],
+                );
+                let class = Global::new("Gph.Prim", "Typeable");
+                Expr::app(
+                    Expr::Con(dict_con(&class)),
+                    vec![Expr::Lam(vec![x], Box::new(rep))],
+                )
+            }
             Dict::Hole(h) => Expr::Global(Sym::from(format!("<dictionary hole {h}>"))),
         }
     }

@@ -59,6 +59,13 @@ impl Tc {
         &*n.module == PRELUDE && names.contains(&&*n.name)
     }
 
+    /// Whether `c` is `Typeable` (Gph.Prim's, re-exported by Data.Typeable
+    /// and Control.Exception), which no instance declaration defines.
+    fn is_typeable(&self, c: ClassId) -> bool {
+        let n = &self.env.class(c).name;
+        &*n.module == "Gph.Prim" && &*n.name == "Typeable"
+    }
+
     /// Adds a given dictionary and, through superclass fields, its
     /// superclasses.
     pub fn add_given(&self, givens: &mut Vec<Given>, class: ClassId, ty: Type, dict: Dict) {
@@ -157,6 +164,10 @@ impl Tc {
         if depth > 50 {
             return false;
         }
+        if self.is_typeable(class) {
+            let (h, _) = self.table.spine(t);
+            return matches!(h.ty(), Ty::Con(_));
+        }
         match self.find_instance(class, t) {
             Some((info, args)) => info
                 .context
@@ -215,6 +226,28 @@ impl Tc {
                         });
                     }
                     self.fill(w.hole, Dict::Inst(info.dfun.clone(), dicts));
+                }
+                None if known_head && self.is_typeable(w.class) => {
+                    // Solved for every type constructor, as GHC does: the
+                    // arguments' dictionaries are wanted in turn.
+                    let (h, args) = self.table.spine(&t);
+                    let Ty::Con(c) = h.ty() else {
+                        unreachable!("a known head")
+                    };
+                    let name = self.env.tycon(*c).name.clone();
+                    let mut dicts = Vec::new();
+                    for a in args {
+                        let hole = self.new_hole();
+                        dicts.push(Dict::Hole(hole));
+                        work.push(Wanted {
+                            class: w.class,
+                            ty: a,
+                            hole,
+                            origin: w.origin.clone(),
+                            group: w.group,
+                        });
+                    }
+                    self.fill(w.hole, Dict::Typeable(name, dicts));
                 }
                 None if known_head => {
                     if !quiet {

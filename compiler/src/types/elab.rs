@@ -211,6 +211,10 @@ pub enum Dict {
     Inst(Global, Vec<Dict>),
     /// Field `index` of a dictionary of class `class`: a superclass.
     Super(Box<Dict>, Global, usize),
+    /// A `Typeable` dictionary the checker made (GHC solves Typeable for
+    /// every type the same way): the type's constructor and the
+    /// dictionaries of its arguments.
+    Typeable(Global, Vec<Dict>),
     /// Checker-internal; never present in `typecheck`'s result.
     Hole(u32),
 }
@@ -305,6 +309,13 @@ impl fmt::Display for Dict {
                 write!(f, ")")
             }
             Dict::Super(d, c, i) => write!(f, "{d}.{}#{i}", c.name),
+            Dict::Typeable(g, args) => {
+                write!(f, "(Typeable {g}")?;
+                for a in args {
+                    write!(f, " {a}")?;
+                }
+                write!(f, ")")
+            }
             Dict::Hole(h) => write!(f, "?hole{h}"),
         }
     }

@@ -102,6 +102,12 @@ impl Tc {
             Dict::Super(x, c, i) => {
                 Dict::Super(Box::new(self.resolve_dict(x, depth + 1)), c.clone(), *i)
             }
+            Dict::Typeable(g, args) => Dict::Typeable(
+                g.clone(),
+                args.iter()
+                    .map(|a| self.resolve_dict(a, depth + 1))
+                    .collect(),
+            ),
         }
     }
 

@@ -319,6 +319,11 @@ pub struct Loaded<'p> {
     /// `input`, the world token; runs `f input world`.
     pub process_entry: u32,
     pub spark_entry: u32,
+    /// Where a thread resumes when an exception unwinds it to a `catchIO`
+    /// handler: registers handler, strings, value, world token; tail-applies
+    /// the handler to the other three (its result returns to the frames
+    /// below, as the action's would have).
+    pub catch_entry: u32,
     /// The dummy pointer scratch registers start with (the unit node).
     pub dummy: Ptr,
     pub false_node: Ptr,
@@ -493,6 +498,7 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
         main_entry: 0,
         process_entry: 0,
         spark_entry: 0,
+        catch_entry: 0,
         dummy: Ptr(0),
         false_node: Ptr(0),
         true_node: Ptr(0),
@@ -524,6 +530,11 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
     l.ops.push(Op::Eval { reg: 0 });
     l.ops.push(Op::Halt { reg: 0 });
     l.process_entry = apply_entry(&mut l, 2);
+    l.catch_entry = l.ops.len() as u32;
+    let args = l.args.len() as u32;
+    l.args.extend([1, 2, 3]);
+    l.ops.push(Op::Eval { reg: 0 });
+    l.ops.push(Op::TailApply { f: 0, n: 3, args });
     compute_liveness(&mut l);
     Ok(l)
 }

@@ -9,10 +9,10 @@
 //! register (on `t.ptrs`) or in `Pe::tmp`, never only in a Rust local
 //! (Note [GC safety] in `heap.rs`).
 
-use crate::code::{Prim, CONS};
+use crate::code::Prim;
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
 use crate::machine::load::Op;
-use crate::machine::pe::{err, Pe, Stop, Thrown};
+use crate::machine::pe::{err, Pe, Stop};
 use crate::machine::scheduler::SliceEnd;
 use crate::machine::thread::{fk, Frame, State, Thread};
 use gph_code::values::{unop, vop};
@@ -684,16 +684,6 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let regs = &pool[args as usize..args as usize + n as usize];
                     match crate::machine::prims::prim(self, t, a.pbase, prim, dst, regs) {
                         Ok(()) => refresh!(),
-                        Err(Stop::Error(msg)) if self.thrown.is_some() => {
-                            let thrown = self.thrown.take().expect("checked");
-                            let (r, na) = finish!(self.throw(t, a, thrown, msg));
-                            a = na;
-                            refresh!();
-                            match r {
-                                Applied::Entered => entered!(),
-                                Applied::Value(p) => ret!(p),
-                            }
-                        }
                         Err(e) => {
                             self.slice_reductions += red;
                             return Err(e);
@@ -1023,65 +1013,6 @@ impl<'p, 'io> Pe<'p, 'io> {
         self.heap.mem[p.0 as usize + 1] = list.0 as u64;
         t.ptrs[slot] = list;
         Ok(list)
-    }
-
-    /// An IO primitive of `t` threw: the innermost handler (CATCH frame) of
-    /// the thread is applied to the exception, as `catchIO` says: to the
-    /// error's strings (kind as a letter, 'a' for the first IOErrorType;
-    /// location, description, and the file if any)
-    /// and a dummy for an error of the runtime, to `[]` and the value for
-    /// `raiseIO`; then the world. The thunks under evaluation above the
-    /// handler raise `msg` when entered again. Without a handler, the
-    /// run-time error `msg`.
-    fn throw(
-        &mut self,
-        t: &mut Thread,
-        a: Act,
-        thrown: Thrown,
-        msg: String,
-    ) -> Result<(Applied, Act), Stop> {
-        let Some(k) = t.frames.iter().rposition(|f| f.kind == fk::CATCH) else {
-            return err(msg);
-        };
-        let l = self.l;
-        let (strs, value) = match thrown {
-            Thrown::Value(p) => (l.nil_node, p),
-            Thrown::Io(e) => {
-                let mut parts = vec![
-                    char::from(b'a' + e.kind as u8).to_string(),
-                    e.location.clone(),
-                    e.description.clone(),
-                ];
-                parts.extend(e.file.clone());
-                let words: usize = parts.iter().map(|s| self.string_words(s) + 3).sum();
-                self.ensure(t, words)?;
-                let mut list = l.nil_node;
-                for s in parts.iter().rev() {
-                    let s = self.build_string(s, l.nil_node);
-                    list = self.build_con(CONS.0, &[s, list]);
-                }
-                (list, l.dummy)
-            }
-        };
-        let above = t.frames.split_off(k + 1);
-        self.raise_thunks(&above, &t.ptrs, msg);
-        let f = t.frames.pop().expect("the handler's frame");
-        let (slot, vslot) = (f.pbase as usize, f.vbase as usize);
-        self.tmp.clear();
-        self.tmp
-            .extend([t.ptrs[slot], strs, value, t.ptrs[slot + 1]]);
-        let (r, na) = self.apply(t, a, Mode::Frame(slot, vslot))?;
-        Ok(match r {
-            Applied::Entered => (Applied::Entered, na),
-            Applied::Value(p) => (
-                Applied::Value(p),
-                Act {
-                    pc: a.pc,
-                    pbase: slot,
-                    vbase: vslot,
-                },
-            ),
-        })
     }
 
     /// Applies `tmp[0]` (an evaluated FUN or PAP) to `tmp[1..]`.

@@ -168,6 +168,12 @@ impl Pe<'_, '_> {
         });
         let end = match r {
             Ok(e) => e,
+            // An exception with a handler: the thread goes on there.
+            Err(Stop::Error(msg)) if self.catch(&mut t, &msg)? => {
+                self.run_queue.push_front(id);
+                self.threads[id as usize] = t;
+                return Ok(Step::Ran(work));
+            }
             Err(Stop::Error(msg)) if Some(id) != main => {
                 // A spark's evaluation failed: nobody asked for it yet. The
                 // thunks it was evaluating raise the error when entered
