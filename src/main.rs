@@ -467,8 +467,12 @@ fn run(cli: Cli) -> Result<(), ()> {
                 Some(p) => p,
                 None => {
                     let (program, sources, mut diagnostics) = gph_compiler::compile(&src, &options);
-                    // Warnings are `gph check`'s business; a run shows only errors.
-                    diagnostics.retain(Diagnostic::is_error);
+                    // Warnings are `gph check`'s business; a run shows only
+                    // errors, and with them the warnings that may explain
+                    // them (an extension gph does not support).
+                    if !diagnostics.iter().any(Diagnostic::is_error) {
+                        diagnostics.clear();
+                    }
                     if !main_rank && !diagnostics.is_empty() {
                         return Err(());
                     }

@@ -138,7 +138,8 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         if parsed.contains_key(&target) {
             continue;
         }
-        let found: Option<(String, String)> = match library_source(&target) {
+        let library = library_source(&target);
+        let found: Option<(String, String)> = match library {
             Some((path, src)) => Some((path.to_string(), src.to_string())),
             None => dir.and_then(|d| user_module(d, &target)),
         };
@@ -157,7 +158,9 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         let text = unlit_if_literate(&path, &text);
         let idx = sources.add(path, text);
         let (ast, d) = gph_syntax::parse_file(&sources.files[idx]);
-        diags.extend(d);
+        // The library's own warnings (its LANGUAGE pragmas) are not the
+        // program's business.
+        diags.extend(d.into_iter().filter(|d| library.is_none() || d.is_error()));
         match ast {
             Some(ast) => {
                 let got = module_name(&ast);

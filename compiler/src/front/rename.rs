@@ -578,7 +578,7 @@ impl Renamer<'_> {
             Expr::Bang(_, s) => {
                 self.err(
                     Diagnostic::error(s, "a bang pattern `!p` can only be used in a pattern")
-                        .with_help("with BangPatterns on, `f !x` is a bang pattern; write `f ! x` for the operator"),
+                        .with_help("`!` before a name or bracket, after a space, is a bang pattern (GHC 9.0's rule); write `a ! b` for the operator"),
                 );
                 Expr::Wildcard(s)
             }

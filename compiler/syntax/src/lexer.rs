@@ -113,9 +113,10 @@ pub enum Tok {
     Minus,
     #[token("!")]
     Bang,
-    /// `!` as a bang pattern or strictness mark: with BangPatterns on, a `!`
-    /// after white space or an opening bracket and before a non-space
-    /// (GHC's rule for a prefix occurrence); made by `lex`, not by logos.
+    /// `!` as a bang pattern or strictness mark: a `!` after white space or
+    /// an opening bracket and before a non-space (GHC 9.0's rule for a
+    /// prefix occurrence, with or without BangPatterns: without it, the
+    /// parser reports the bang pattern); made by `lex`, not by logos.
     PrefixBang,
 
     // Special characters.
@@ -357,7 +358,6 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut tokens = Vec::new();
     let mut errors = Vec::new();
     let mut lexer = Tok::lexer(text);
-    let bangs = language_extensions(text).any(|e| e == "BangPatterns");
     while let Some(result) = lexer.next() {
         let local = Span::new(lexer.span().start, lexer.span().end);
         let span = Span {
@@ -365,7 +365,7 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
             end: local.end + base,
         };
         match result {
-            Ok(Tok::Bang) if bangs && prefix_occurrence(text, local) => tokens.push(Token {
+            Ok(Tok::Bang) if prefix_occurrence(text, local) => tokens.push(Token {
                 tok: Tok::PrefixBang,
                 span,
             }),
@@ -383,12 +383,14 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
     (tokens, errors)
 }
 
-/// The extensions named in the file's `{-# LANGUAGE A, B #-}` pragmas.
+/// The extensions named in the file's `{-# LANGUAGE A, B #-}` pragmas: in
+/// its header, as GHC reads them (before the first token of the module,
+/// among white space, comments and other pragmas; a pragma's text inside
+/// a comment or later in the file is not one).
 pub fn language_extensions(text: &str) -> impl Iterator<Item = &str> {
-    text.match_indices("{-#").flat_map(move |(at, _)| {
-        let rest = &text[at + 3..];
-        let body = rest.find("#-}").map_or("", |end| &rest[..end]).trim_start();
+    header_pragmas(text).into_iter().flat_map(|body| {
         let names = body
+            .trim_start()
             .strip_prefix("LANGUAGE")
             .filter(|b| b.starts_with(char::is_whitespace))
             .unwrap_or("");
@@ -396,14 +398,61 @@ pub fn language_extensions(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The bodies of the pragmas (`{-# ... #-}`) of the file's header.
+fn header_pragmas(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("{-#") {
+            let Some(end) = r.find("#-}") else { break };
+            out.push(&r[..end]);
+            rest = &r[end + 3..];
+        } else if rest.starts_with("{-") {
+            // A nested block comment.
+            let mut depth = 0usize;
+            let mut i = 0;
+            let b = rest.as_bytes();
+            while i + 1 < b.len() {
+                if b[i] == b'{' && b[i + 1] == b'-' {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == b'-' && b[i + 1] == b'}' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            if depth != 0 {
+                break;
+            }
+            rest = &rest[i..];
+        } else if rest.starts_with("--")
+            && !rest
+                .trim_start_matches('-')
+                .starts_with(|c: char| "!#$%&*+./<=>?@\\^|~:".contains(c))
+        {
+            rest = rest.find('\n').map_or("", |n| &rest[n..]);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
 /// Whether the `!` at `at` is a prefix occurrence: after white space, an
 /// opening bracket, a comma or the start of the file, and not before white
-/// space (`f !x`, `(!x, !y)`, `T !Int`; `a ! b` and `a!b` are the operator).
+/// space or a closing bracket (`f !x`, `(!x, !y)`, `T !Int`; `a ! b`,
+/// `a!b` and `(!)` are the operator).
 fn prefix_occurrence(text: &str, at: Span) -> bool {
     let before = text[..at.start as usize].chars().next_back();
     let after = text[at.end as usize..].chars().next();
     before.is_none_or(|c| c.is_whitespace() || "([,;{".contains(c))
-        && after.is_some_and(|c| !c.is_whitespace())
+        && after.is_some_and(|c| !c.is_whitespace() && !")]},;".contains(c))
 }
 
 fn lex_error(e: LexError, span: Span, text: &str) -> Diagnostic {

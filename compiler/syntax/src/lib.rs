@@ -24,7 +24,36 @@ pub use span::{SourceFile, SourceMap, Span};
 pub fn parse_file(file: &SourceFile) -> (Option<ast::Module>, Vec<Diagnostic>) {
     let (tokens, mut diags) = lexer::lex(&file.text, file.base);
     let laid = layout::layout(&file.text, file.base, &tokens);
-    let (m, more) = parse::parse_module(laid, (file.base as usize) + file.text.len());
+    let on = |x: &str| lexer::language_extensions(&file.text).any(|e| e == x);
+    let (m, more) = parse::parse_module_with(
+        laid,
+        (file.base as usize) + file.text.len(),
+        on("BangPatterns"),
+        on("TupleSections"),
+    );
     diags.extend(more);
+    diags.extend(unsupported_extensions(file));
     (m, diags)
+}
+
+/// The LANGUAGE extensions gph reads a program with. Any other is named in
+/// a warning, which `gph run` shows only when the program does not compile
+/// (a program that asks for an extension it does not use runs).
+pub const EXTENSIONS: &[&str] = &["BangPatterns", "TupleSections", "Haskell2010", "Haskell98"];
+
+fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
+    let text = &file.text;
+    lexer::language_extensions(text)
+        .filter(|e| !EXTENSIONS.contains(e))
+        .map(|e| {
+            let at = e.as_ptr() as usize - text.as_ptr() as usize;
+            let span = Span::new(at + file.base as usize, at + e.len() + file.base as usize);
+            Diagnostic::warning(span, format!("gph does not support the extension `{e}`"))
+                .with_label("not supported")
+                .with_help(format!(
+                    "gph reads Haskell 2010 with {}; the program is compiled without `{e}`",
+                    EXTENSIONS[..2].join(" and ")
+                ))
+        })
+        .collect()
 }

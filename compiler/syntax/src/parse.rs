@@ -359,6 +359,66 @@ pub fn chain(mut items: Vec<ChainItem<Expr>>, span: Span) -> Expr {
     Expr::OpChain(items, span)
 }
 
+/// A tuple whose components are all there, or a tuple section: a function
+/// of the missing components, in order. The components given are shared
+/// by every application, as GHC's are: `(, e)` is
+/// `(\s0 -> \m0 -> (m0, s0)) e`. Without TupleSections, a section is an
+/// error (as in GHC), reported after the parse.
+pub fn tuple_or_section(items: Vec<Option<Expr>>, span: Span) -> Expr {
+    if items.iter().all(Option::is_some) {
+        return Expr::Tuple(items.into_iter().flatten().collect(), span);
+    }
+    if !TUPLE_SECTIONS.with(|b| b.get()) {
+        EXTENSION_ERRORS.with(|v| {
+            v.borrow_mut().push(
+                Diagnostic::error(span, "a tuple section needs {-# LANGUAGE TupleSections #-}")
+                    .with_label("a tuple with a missing component")
+                    .with_help("add the pragma at the top of the file, or write a lambda"),
+            )
+        });
+    }
+    // Names no program can write, so they capture nothing.
+    let var = |kind: &str, i: usize| Ident {
+        name: Sym::from(format!("{kind}'{i}%")),
+        span,
+    };
+    let (mut given, mut missing, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    for item in items {
+        let v = match item {
+            Some(e) => {
+                let v = var("tuple", given.len());
+                given.push((v.clone(), e));
+                v
+            }
+            None => {
+                let v = var("section", missing.len());
+                missing.push(v.clone());
+                v
+            }
+        };
+        fields.push(Expr::Var(QName::unqual(v.name, span)));
+    }
+    let body = Expr::Lambda(
+        missing.into_iter().map(Pat::Var).collect(),
+        Box::new(Expr::Tuple(fields, span)),
+        span,
+    );
+    if given.is_empty() {
+        return body;
+    }
+    let (params, args): (Vec<_>, Vec<_>) = given.into_iter().unzip();
+    let f = Expr::Paren(
+        Box::new(Expr::Lambda(
+            params.into_iter().map(Pat::Var).collect(),
+            Box::new(body),
+            span,
+        )),
+        span,
+    );
+    args.into_iter()
+        .fold(f, |f, a| Expr::App(Box::new(f), Box::new(a), span))
+}
+
 pub fn left_section(mut prefix: Vec<ChainItem<Expr>>, span: Span) -> Res<Expr> {
     let Some(ChainItem::Op(op)) = prefix.pop() else {
         unreachable!("a prefix ends with an operator")
@@ -400,6 +460,18 @@ pub fn do_block(stmts: Vec<Stmt>, span: Span) -> Res<Expr> {
 /// Whether a chain operator names a constructor (`:`, `:+`, `` `Cons` ``).
 fn is_con_op(q: &QName) -> bool {
     q.name.starts_with(':') || q.name.starts_with(char::is_uppercase)
+}
+
+thread_local! {
+    /// Whether the module being parsed has BangPatterns (set by
+    /// `parse_module_with`; on for the REPL's expressions, as in GHC 9.0's
+    /// GHCi with the extension, so that `let !x = ...` works there).
+    static BANG_PATTERNS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// The same for TupleSections.
+    static TUPLE_SECTIONS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+    /// Bang patterns and tuple sections met while their extension is off:
+    /// reported after the parse, which goes on (read as GHC reads them).
+    static EXTENSION_ERRORS: std::cell::RefCell<Vec<Diagnostic>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Converts an expression parsed in a pattern position into a pattern.
@@ -483,7 +555,22 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
         Expr::Paren(e, s) => Ok(Pat::Paren(Box::new(expr_to_pat(*e)?), s)),
         Expr::As(v, e, s) => Ok(Pat::As(v, Box::new(expr_to_pat(*e)?), s)),
         Expr::Lazy(e, s) => Ok(Pat::Lazy(Box::new(expr_to_pat(*e)?), s)),
-        Expr::Bang(e, s) => Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s)),
+        Expr::Bang(e, s) => {
+            if !BANG_PATTERNS.with(|b| b.get()) {
+                EXTENSION_ERRORS.with(|v| {
+                    v.borrow_mut().push(
+                        Diagnostic::error(s, "a bang pattern needs {-# LANGUAGE BangPatterns #-}")
+                            .with_label("a bang pattern")
+                            .with_help(
+                                "GHC 9.0 reads `!` before a name or bracket, after a space, as a \
+                                 bang pattern: add the pragma at the top of the file, or write \
+                                 `f ! x` for the operator `!`",
+                            ),
+                    )
+                });
+            }
+            Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s))
+        }
         Expr::Typed(e, t, s) => Ok(Pat::Typed(Box::new(expr_to_pat(*e)?), t, s)),
         Expr::Record(c, fs, s) => match *c {
             Expr::Con(q) => {
@@ -748,6 +835,26 @@ fn prev_end_in(tokens: &[Token]) -> impl Fn(usize) -> Option<usize> + '_ {
             .find(|t| !matches!(t.tok, Tok::VLBrace | Tok::VSemi | Tok::VRBrace))
             .map(|t| t.span.end as usize)
     }
+}
+
+/// Parses a module whose LANGUAGE pragmas do or do not turn on
+/// BangPatterns and TupleSections: without them a bang pattern or a tuple
+/// section is an error, as in GHC 9.0 (the lexer makes `!x` a bang either
+/// way).
+pub fn parse_module_with(
+    tokens: Vec<Token>,
+    text_len: usize,
+    bang_patterns: bool,
+    tuple_sections: bool,
+) -> (Option<Module>, Vec<Diagnostic>) {
+    BANG_PATTERNS.with(|b| b.set(bang_patterns));
+    TUPLE_SECTIONS.with(|b| b.set(tuple_sections));
+    EXTENSION_ERRORS.with(|v| v.borrow_mut().clear());
+    let (m, mut diags) = parse_module(tokens, text_len);
+    BANG_PATTERNS.with(|b| b.set(true));
+    TUPLE_SECTIONS.with(|b| b.set(true));
+    diags.extend(EXTENSION_ERRORS.with(|v| std::mem::take(&mut *v.borrow_mut())));
+    (m, diags)
 }
 
 pub fn parse_module(tokens: Vec<Token>, text_len: usize) -> (Option<Module>, Vec<Diagnostic>) {
