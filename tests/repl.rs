@@ -94,6 +94,60 @@ fn ctrl_c_stops_steps_and_evaluations_but_not_the_repl() {
     let err = err_reader.join().unwrap();
     assert!(status.success(), "exit {status:?}\n{out}\n{err}");
     assert!(out.contains("(interrupted after"), "stdout:\n{out}");
-    assert!(err.contains("interrupted"), "stderr:\n{err}");
+    assert!(err.contains("Interrupted."), "stderr:\n{err}");
     assert!(out.trim_end().ends_with('2'), "stdout:\n{out}");
+}
+
+/// Ctrl-C typed on a real terminal (a pseudo-terminal made by util-linux's
+/// `script`, which passes the typed bytes to it): the terminal driver turns
+/// it into SIGINT while an evaluation runs. On 1 PE, 2 threads PEs and the
+/// simulator, an evaluation and a `:steps` of an infinite list stop with
+/// GHCi's `Interrupted.` and the REPL goes on.
+#[test]
+fn ctrl_c_on_a_terminal_interrupts_like_ghci() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: no `script` (util-linux) to make a terminal");
+        return;
+    }
+    for machine in ["--pes 1", "--pes 2", "--engine sim --pes 2"] {
+        let cmd = format!("{} repl {machine}", env!("CARGO_BIN_EXE_gph"));
+        let mut child = Command::new("script")
+            .args(["-qfc", &cmd, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("script runs");
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = stdout.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        });
+        let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+        pause(1000);
+        stdin.write_all(b":set steps 100000000\r").unwrap();
+        pause(500);
+        for input in ["length [1 ..]\r", ":steps length [1 ..]\r"] {
+            stdin.write_all(input.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            pause(1500);
+            stdin.write_all(b"\x03").unwrap();
+            stdin.flush().unwrap();
+            pause(500);
+        }
+        stdin.write_all(b"6 * 7\r").unwrap();
+        pause(700);
+        stdin.write_all(b":quit\r").unwrap();
+        pause(700);
+        drop(stdin);
+        let _ = child.wait();
+        let out = reader.join().unwrap();
+        assert!(out.contains("Interrupted."), "{machine}:\n{out}");
+        assert!(out.contains("(interrupted after"), "{machine}:\n{out}");
+        assert!(out.contains("42"), "{machine}:\n{out}");
+    }
 }

@@ -48,6 +48,8 @@ impl Session {
         let ok = matches!(exit, gph_runtime::Exit::Success);
         match exit {
             gph_runtime::Exit::Success => {}
+            // GHCi's word for an evaluation stopped by Ctrl-C.
+            gph_runtime::Exit::Error(m) if m == "interrupted" => eprintln!("Interrupted."),
             gph_runtime::Exit::Error(m) => eprintln!("gph: {m}"),
             gph_runtime::Exit::ExitWith(c) => eprintln!("gph: the program exited with status {c}"),
         }

@@ -123,11 +123,6 @@ pub fn repl(
     compiler: CompileOpts,
 ) -> Result<(), ()> {
     let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        // Ctrl-C during an evaluation stops it; at the prompt rustyline sees it.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
     let names = Arc::new(Mutex::new(Vec::new()));
     let scratch = std::env::temp_dir().join(format!("gph-repl-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&scratch) {
@@ -156,6 +151,14 @@ pub fn repl(
     };
     let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;
+    {
+        let flag = session.interrupt.clone();
+        // Ctrl-C during an evaluation stops it; at the prompt rustyline sees
+        // it as a key. Installed after the editor: on a terminal rustyline
+        // puts in its own SIGINT handler when it starts, which would
+        // otherwise replace this one (then Ctrl-C stopped nothing).
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
     editor.set_helper(Some(Completion {
         names,
         files: FilenameCompleter::new(),
