@@ -119,7 +119,7 @@ Commands:
         name: "reload",
         aliases: &["r"],
         help: "load the same file again",
-        action: Action::Run(|s, _| s.load(s.file.clone())),
+        action: Action::Run(|s, _| s.load(s.target.clone())),
         ..ROW
     },
     Command {

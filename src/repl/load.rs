@@ -12,6 +12,7 @@ impl Session {
         self.machine_session = gph_runtime::session::Session::new();
         self.file = None;
         self.text.clear();
+        self.target = file.clone();
         if let Some(f) = file {
             match std::fs::read_to_string(&f) {
                 Ok(t) => {
@@ -27,8 +28,12 @@ impl Session {
             if self.types(&src, false).is_some() {
                 println!("Ok, loaded {f}.");
             } else {
-                // Keep the text so that :reload retries after a fix.
-                println!("Failed, {f} has errors (fix it and :reload).");
+                // As GHCi: nothing stays loaded, so that expressions are
+                // evaluated in the Prelude's scope; :reload tries the file
+                // again.
+                self.file = None;
+                self.text.clear();
+                println!("Failed, no modules loaded (fix {f} and :reload).");
             }
         }
         self.refresh_names();
@@ -52,16 +57,21 @@ impl Session {
             dir.to_string()
         };
         // The loaded file stays loaded: its name made absolute first.
-        let loaded = self
-            .file
-            .as_ref()
-            .and_then(|f| std::fs::canonicalize(f).ok());
+        let absolute = |f: &Option<String>| {
+            f.as_ref()
+                .and_then(|f| std::fs::canonicalize(f).ok())
+                .map(|f| f.to_string_lossy().into_owned())
+        };
+        let (loaded, target) = (absolute(&self.file), absolute(&self.target));
         if let Err(e) = std::env::set_current_dir(&dir) {
             eprintln!("gph: cannot change to {dir}: {e}");
             return;
         }
-        if let Some(f) = loaded {
-            self.file = Some(f.to_string_lossy().into_owned());
+        if loaded.is_some() {
+            self.file = loaded;
+        }
+        if target.is_some() {
+            self.target = target;
         }
     }
 
@@ -69,7 +79,7 @@ impl Session {
     /// then loaded again if it was the loaded one.
     pub(super) fn edit(&mut self, arg: &str) {
         let file = if arg.is_empty() {
-            match &self.file {
+            match &self.target {
                 Some(f) => f.clone(),
                 None => {
                     println!("no file to edit: :edit FILE, or :load one first");
@@ -90,7 +100,7 @@ impl Session {
             .status()
         {
             Ok(st) if st.success() => {
-                if self.file.as_deref() == Some(file.as_str()) || self.file.is_none() {
+                if self.target.as_deref() == Some(file.as_str()) || self.target.is_none() {
                     self.load(Some(file));
                 }
             }

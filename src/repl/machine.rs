@@ -213,8 +213,9 @@ impl Session {
 /// lesson can quote (`:sparks`, `:messages`).
 fn virtual_time(stats: &gph_runtime::Stats) {
     if let Some(v) = stats.virtual_time {
+        let s = if stats.pes == 1 { "" } else { "s" };
         println!(
-            "virtual time {:.3} ms on {} simulated PEs",
+            "virtual time {:.3} ms on {} simulated PE{s}",
             v * 1e3,
             stats.pes
         );

@@ -52,7 +52,10 @@ const ENTRY: &str = "gph'main";
 const KIND: &str = "Gph'kind";
 
 struct Session {
+    /// The loaded file (None when none is, or when the last :load failed).
     file: Option<String>,
+    /// What :reload loads: the file of the last :load, loaded or not.
+    target: Option<String>,
     /// The loaded file's text (empty without a file).
     text: String,
     /// The session's definitions, in order, each with the names it binds.
@@ -140,6 +143,7 @@ pub fn repl(
         recorded: false,
         scratch: scratch.clone(),
         file: None,
+        target: None,
         text: String::new(),
         defs: Vec::new(),
         imports: Vec::new(),

@@ -9,6 +9,10 @@ use gph_syntax::Span;
 impl Session {
     /// `:type EXPR`.
     pub(super) fn show_type(&self, expr: &str) {
+        if expr.trim().is_empty() {
+            println!("usage: :type EXPR");
+            return;
+        }
         if let Some(t) = self.type_of(expr) {
             println!("{expr} :: {t}");
         }
@@ -53,6 +57,16 @@ impl Session {
         if ty.is_empty() {
             println!("usage: :kind TYPE");
             return;
+        }
+        // A class has a kind too (GHCi: `Functor :: (* -> *) -> Constraint`).
+        let name = ty.trim();
+        if name.starts_with(char::is_uppercase) && !name.contains(char::is_whitespace) {
+            let src = self.source("");
+            let opts = self.options(&src);
+            if let Some(k) = gph_compiler::repl::info::class_kind_of(&src.file, name, &opts) {
+                println!("{name} :: {k}");
+                return;
+            }
         }
         let src = self.source_with(
             &format!("type {KIND} =\n"),

@@ -1005,10 +1005,10 @@ impl<'s> Desugar<'s> {
                         let vars = args
                             .iter()
                             .map(|p| {
-                                self.fresh(if pat_name(p).is_some() {
-                                    var_name(p)
-                                } else {
-                                    "f"
+                                self.fresh(match p {
+                                    Pat::Wildcard(_) => "_",
+                                    _ if pat_name(p).is_some() => var_name(p),
+                                    _ => "f",
                                 })
                             })
                             .collect();
@@ -1169,9 +1169,12 @@ fn pat_name(p: &Pat) -> Option<&Sym> {
 
 /// The name of the Core variable that stands for the value a pattern
 /// matches: the source variable's when the pattern names it, so that Core
-/// (and `:step`) reads like the source; `a` otherwise.
+/// (and `:step`) reads like the source; `_` for a wildcard, `a` otherwise.
 fn var_name(p: &Pat) -> &str {
-    pat_name(p).map_or("a", |x| printed(x))
+    match p {
+        Pat::Wildcard(_) => "_",
+        _ => pat_name(p).map_or("a", |x| printed(x)),
+    }
 }
 
 /// How a variable named by the checker prints in Core: without the number

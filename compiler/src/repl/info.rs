@@ -74,6 +74,25 @@ pub fn kind(file: &SourceFile, synonym: &str, opts: &Options) -> Outcome {
     })
 }
 
+/// The kind of the class `name` in the scope of `file`'s main module
+/// (`:kind Functor`), or None when it names no class there.
+pub fn class_kind_of(file: &SourceFile, name: &str, opts: &Options) -> Option<String> {
+    checked(file, opts, |p, env, _| {
+        let (_, tys) = p.main_scope.resolve(name);
+        tys.iter()
+            .find_map(|(m, n)| {
+                let g = Global {
+                    module: m.clone(),
+                    name: n.clone(),
+                };
+                env.lookup_class(&g)
+                    .map(|c| class_kind(&env.class(c).kind.to_string()))
+            })
+            .ok_or_else(|| format!("`{name}` is not a class"))
+    })
+    .output
+}
+
 /// Runs the front end and the type checker, then `f` on what they know.
 fn checked(
     file: &SourceFile,
@@ -263,7 +282,7 @@ impl Describe<'_> {
         let env = self.env;
         let info = &env.classes[c];
         let name = shown(&info.name.name);
-        let mut out = format!("type {name} :: {} -> Constraint\n", info.kind);
+        let mut out = format!("type {name} :: {}\n", class_kind(&info.kind.to_string()));
         let a = info.tyvar.to_string();
         let supers: Vec<String> = info
             .supers
@@ -315,6 +334,16 @@ impl Describe<'_> {
             atomic(&head),
             self.defined(&inst.dfun, None).replace('\t', " ")
         )
+    }
+}
+
+/// A class's kind, from its parameter's: `* -> Constraint`,
+/// `(* -> *) -> Constraint`.
+pub fn class_kind(param: &str) -> String {
+    if param.contains("->") {
+        format!("({param}) -> Constraint")
+    } else {
+        format!("{param} -> Constraint")
     }
 }
 

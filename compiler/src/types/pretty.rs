@@ -194,7 +194,13 @@ impl Printer<'_> {
             Ty::Error => out.push('_'),
             Ty::Con(c) => {
                 let n = self.tycon_name(*c);
-                out.push_str(&n)
+                // The function type unapplied, or applied to one argument
+                // (`instance Functor ((->) r)`), is written as a prefix.
+                if &*n == "->" {
+                    out.push_str("(->)")
+                } else {
+                    out.push_str(&n)
+                }
             }
             Ty::Syn(c, args, _) => {
                 let n = self.tycon_name(*c);

@@ -57,7 +57,7 @@ impl RunInfo {
     pub fn machine(&self) -> String {
         match &self.grid {
             Some(g) => format!("grid {}", g.describe()),
-            None => format!("{} PEs", self.pes),
+            None => crate::obs::stats::pes(self.pes),
         }
     }
 }

@@ -443,6 +443,15 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// `1 PE`, `4 PEs`.
+pub fn pes(n: usize) -> String {
+    if n == 1 {
+        "1 PE".to_string()
+    } else {
+        format!("{n} PEs")
+    }
+}
+
 /// The `--stats` report (like `+RTS -s`): the totals; with several PEs,
 /// then the engine (and virtual run time), a table of what each PE did and
 /// the messages sent, by kind.
@@ -486,9 +495,16 @@ pub fn format_stats(s: &Stats) -> String {
         ));
     }
     if s.per_pe.len() <= 1 {
+        // One simulated PE still has a virtual time to report.
+        if let Some(v) = s.virtual_time {
+            out.push_str(&format!(
+                "ENGINE: {}, 1 PE, virtual time {v:.4}s\n",
+                s.engine
+            ));
+        }
         return out;
     }
-    out.push_str(&format!("ENGINE: {}, {} PEs", s.engine, s.per_pe.len()));
+    out.push_str(&format!("ENGINE: {}, {}", s.engine, pes(s.per_pe.len())));
     if let Some(v) = s.virtual_time {
         out.push_str(&format!(", virtual time {v:.4}s"));
     }
@@ -707,13 +723,15 @@ Total time 1.500s
 ";
         let mut s = one_pe_stats();
         assert_eq!(format_stats(&s), expected);
-        // Messages and a virtual time change nothing on one PE.
+        // Messages change nothing on one PE; a virtual time is reported.
         s.engine = "sim";
-        s.virtual_time = Some(0.25);
         s.total.messages.insert("FISH", (3, 72));
         assert_eq!(format_stats(&s), expected);
+        s.virtual_time = Some(0.25);
+        let virt = format!("{expected}ENGINE: sim, 1 PE, virtual time 0.2500s\n");
+        assert_eq!(format_stats(&s), virt);
         s.per_pe.clear();
-        assert_eq!(format_stats(&s), expected);
+        assert_eq!(format_stats(&s), virt);
     }
 
     #[test]
