@@ -377,9 +377,10 @@ pub fn tuple_or_section(items: Vec<Option<Expr>>, span: Span) -> Expr {
             )
         });
     }
-    // Names no program can write, so they capture nothing.
+    // The given components are arguments outside the lambdas, so the
+    // lambdas' parameters capture nothing a program wrote.
     let var = |kind: &str, i: usize| Ident {
-        name: Sym::from(format!("{kind}'{i}%")),
+        name: Sym::from(format!("{kind}'{i}")),
         span,
     };
     let (mut given, mut missing, mut fields) = (Vec::new(), Vec::new(), Vec::new());
