@@ -182,7 +182,9 @@ impl Tc {
                 if let Some(l) = ctx.label() {
                     d = d.with_label(l);
                 }
-                if whole && (a_s != exp_s || b_s != found_s) && a_s != b_s {
+                if let Some(help) = foldable_help(&a_s, &b_s, ctx.label().as_deref()) {
+                    d = d.with_help(help);
+                } else if whole && (a_s != exp_s || b_s != found_s) && a_s != b_s {
                     d = d.with_help(format!("couldn't match `{a_s}` with `{b_s}`"));
                 }
             }
@@ -246,4 +248,75 @@ fn saturated(table: &mut TypeTable, env: &super::env::Env, t: &Type) -> bool {
         }
         _ => true,
     }
+}
+
+/// GHC's Foldable and Traversable functions, which gph's library has on
+/// lists only (docs/language.md).
+const FOLDABLE: &[&str] = &[
+    "length",
+    "sum",
+    "product",
+    "elem",
+    "notElem",
+    "foldr",
+    "foldl",
+    "foldr'",
+    "foldl'",
+    "foldr1",
+    "foldl1",
+    "maximum",
+    "minimum",
+    "null",
+    "toList",
+    "mapM_",
+    "forM_",
+    "sequence_",
+    "traverse_",
+    "for_",
+    "sequenceA_",
+    "concat",
+    "concatMap",
+    "and",
+    "or",
+    "any",
+    "all",
+    "find",
+    "maximumBy",
+    "minimumBy",
+    "foldMap",
+    "fold",
+    "foldM",
+    "mapM",
+    "forM",
+    "traverse",
+    "sequence",
+    "sequenceA",
+    "for",
+    "asum",
+    "msum",
+];
+
+/// The help for a list function applied to another container (`sum m` on
+/// a Map): GHC's would take it through Foldable, gph's take lists.
+fn foldable_help(a: &str, b: &str, label: Option<&str>) -> Option<String> {
+    let other = if a == "[]" {
+        b
+    } else if b == "[]" {
+        a
+    } else {
+        return None;
+    };
+    let container = ["Map", "Set", "Maybe", "Array", "Either", "(,)", "UArray"]
+        .iter()
+        .any(|c| other == *c || other.starts_with(&format!("{c} ")));
+    let f = FOLDABLE
+        .iter()
+        .find(|f| label.is_some_and(|l| l.contains(&format!("`{f}`"))))?;
+    container.then(|| {
+        format!(
+            "gph's `{f}` works on lists only (GHC's takes any Foldable): give it the elements as a \
+             list, e.g. `Data.Map.elems m`, `Data.Set.toList s`, `Data.Maybe.maybeToList x` or \
+             `Data.Array.elems a`"
+        )
+    })
 }

@@ -620,3 +620,31 @@ fn mutants_never_panic() {
     }
     assert!(checked > 0);
 }
+
+/// A list function given another container (`sum m` on a Map, which GHC
+/// takes through Foldable) says why it is refused and what to write.
+#[test]
+fn a_list_function_on_another_container_says_why() {
+    let file = SourceFile::new(
+        "t.gph",
+        dedent(
+            "
+            import qualified Data.Map as M
+            total :: M.Map Int Int -> Int
+            total m = sum m
+            ",
+        ),
+    );
+    let (prog, _, _) = crate::front_end(&file);
+    let r = typecheck(&prog.expect("renamed").modules, None);
+    let d = r
+        .diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .expect("a type error");
+    let help = d.help.clone().unwrap_or_default();
+    assert!(
+        help.contains("`sum` works on lists only") && help.contains("Data.Map.elems"),
+        "{d:?}"
+    );
+}
