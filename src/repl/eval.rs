@@ -106,15 +106,24 @@ impl Session {
                 as_expr(s, after)
             }
         };
-        let value_ty = ty.strip_prefix("IO ").unwrap_or(&ty).to_string();
-        let entry = if bind.is_some() || ty == "IO ()" {
+        let mut value_ty = ty.strip_prefix("IO ").unwrap_or(&ty).to_string();
+        // An action whose result type is a bare type variable (`printf
+        // ...`, `IO a`) gives () and is not printed, as in GHCi.
+        let unit = ty == "IO ()"
+            || action
+                && value_ty.chars().all(|c| c.is_alphanumeric() || c == '\'')
+                && value_ty.starts_with(char::is_lowercase);
+        let entry = if action && unit && ty != "IO ()" {
+            value_ty = "()".to_string();
+            format!("{ENTRY} = {IT} >> return ()\n")
+        } else if bind.is_some() || unit {
             format!("{ENTRY} = {IT}\n")
         } else if action {
             format!("{ENTRY} = {IT} >>= \\{IT}'r -> print {IT}'r >> return {IT}'r\n")
         } else {
             format!("{ENTRY} = print {IT} >> return {IT}\n")
         };
-        let shown_result = action && ty != "IO ()" && bind.is_none();
+        let shown_result = action && !unit && bind.is_none();
         let program = match self.compile(&build(self, &entry), shown_result) {
             // A result without Show is not printed.
             None if shown_result => self.compile(&build(self, &format!("{ENTRY} = {IT}\n")), false),
