@@ -13,9 +13,35 @@ impl Session {
             println!("usage: :type EXPR");
             return;
         }
-        if let Some(t) = self.type_of(expr) {
+        if let Some(t) = self.declared_type(expr).or_else(|| self.type_of(expr)) {
             println!("{expr} :: {t}");
         }
+    }
+
+    /// The type of a name as its declaration gives it (its signature's
+    /// variable names), when the expression is just a name.
+    fn declared_type(&self, expr: &str) -> Option<String> {
+        let e = expr.trim();
+        let name = e
+            .strip_prefix('(')
+            .and_then(|n| n.strip_suffix(')'))
+            .filter(|n| {
+                !n.is_empty()
+                    && !n.contains(|c: char| c.is_alphanumeric() || "(),[]`\"'".contains(c))
+            })
+            .unwrap_or(e);
+        let is_name = name.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '\'')
+        }) && name.starts_with(|c: char| c.is_alphabetic() || c == '_');
+        let is_op = name != e;
+        if !(is_name || is_op) {
+            return None;
+        }
+        let src = self.source("");
+        gph_compiler::repl::info::declared_type(&src.file, name, &self.options(&src))
     }
 
     /// The type of an expression, generalised as GHCi shows it.

@@ -23,6 +23,11 @@ pub struct Loaded {
     pub modules: Vec<Parsed>,
 }
 
+/// The Prelude as the library's own modules see it: every entity the
+/// Prelude defines, exported or not (its interface is made when the Prelude
+/// is renamed; importing it loads the Prelude).
+pub const BASE: &str = "Gph.Base";
+
 /// Module names whose imports refer to the built-in library.
 pub fn library_source(name: &str) -> Option<(&'static str, &'static str)> {
     LIBRARY
@@ -124,7 +129,11 @@ pub fn load(main_name: &str, main_text: &str, dir: Option<&Path>) -> (Loaded, Ve
         }
         let imp = imports[*next].clone();
         *next += 1;
-        let target = imp.module.name.clone();
+        let target = if &*imp.module.name == BASE {
+            Sym::from("Prelude")
+        } else {
+            imp.module.name.clone()
+        };
         if visiting.contains(&target) {
             diags.push(
                 Diagnostic::error(

@@ -51,6 +51,11 @@ impl Scope {
         (get(&self.values), get(&self.types))
     }
 
+    /// Whether a type or class can be named here, qualified or not.
+    pub fn type_in_scope(&self, orig: &Orig) -> bool {
+        self.types.values().any(|os| os.contains(orig))
+    }
+
     /// The declared fixity of an operator (by its original name).
     pub fn fixity(&self, orig: &Orig) -> Option<Fixity> {
         self.fixities.get(orig).copied()
@@ -1432,6 +1437,23 @@ fn rename_module(
         },
         &defined,
     );
+    if name.as_ref() == "Prelude" {
+        // The library's view of the Prelude: everything it defines, the
+        // class methods GHC's Prelude does not export (`foldl'`, `toList`)
+        // included.
+        let all = exports(
+            &mut r,
+            &Module {
+                name: None,
+                exports: None,
+                imports: Vec::new(),
+                decls: Vec::new(),
+                span: m.span,
+            },
+            &defined,
+        );
+        r.g.interfaces.insert(Sym::from(super::modules::BASE), all);
+    }
     let diags = std::mem::take(&mut r.diags);
     let mut scope = Scope::default();
     for ((ns, q, n), origs) in std::mem::take(&mut r.scope) {

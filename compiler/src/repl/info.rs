@@ -24,6 +24,7 @@ pub fn info(file: &SourceFile, name: &str, opts: &Options) -> Outcome {
             main: &p.main,
             interactive_from: opts.interactive_from,
             module: p.modules.last(),
+            scope: &p.main_scope,
         };
         let mut out = String::new();
         for (m, n) in values.iter().chain(tys.iter()) {
@@ -58,6 +59,37 @@ pub fn info(file: &SourceFile, name: &str, opts: &Options) -> Outcome {
             Ok(out)
         }
     })
+}
+
+/// The declared type of the value `name` in the scope of `file`'s main
+/// module, with the type variables its signature names (GHCi's `:type
+/// length` is `Foldable t => t a -> Int`), or None when `name` is not one
+/// value there.
+pub fn declared_type(file: &SourceFile, name: &str, opts: &Options) -> Option<String> {
+    let opts = *opts;
+    checked(file, &opts, |p, env, sources| {
+        let (values, _) = p.main_scope.resolve(name);
+        let [(m, n)] = values.as_slice() else {
+            return Err(format!("`{name}` is not one value"));
+        };
+        let g = Global {
+            module: m.clone(),
+            name: n.clone(),
+        };
+        let d = Describe {
+            env,
+            sources,
+            main: &p.main,
+            interactive_from: opts.interactive_from,
+            module: p.modules.last(),
+            scope: &p.main_scope,
+        };
+        match env.values.get(&g) {
+            Some(types::env::ValueInfo::Poly(s)) => Ok(d.scheme(s)),
+            _ => Err(format!("`{name}` has no type")),
+        }
+    })
+    .output
 }
 
 /// The kind of the main module's type synonym `synonym` (the REPL
@@ -139,6 +171,9 @@ struct Describe<'a> {
     interactive_from: Option<u32>,
     /// The main module, for where its values are defined.
     module: Option<&'a gph_syntax::ast::Module>,
+    /// What the main module can name: as GHCi, a class's instances for
+    /// types that are not in scope (the library's own) are not listed.
+    scope: &'a crate::front::rename::Scope,
 }
 
 impl Describe<'_> {
@@ -308,12 +343,25 @@ impl Describe<'_> {
         out.push_str(&self.defined(&info.name, Some(info.span)));
         if instances {
             for (i, inst) in env.instances.iter().enumerate() {
-                if inst.class.0 as usize == c {
+                if inst.class.0 as usize == c && self.head_in_scope(&inst.head) {
                     out.push_str(&self.instance(i));
                 }
             }
         }
         out
+    }
+
+    /// Whether an instance head's type constructor can be named (built-in
+    /// syntax such as `[]` and `(,)` always can).
+    fn head_in_scope(&self, head: &Type) -> bool {
+        let Some(t) = head_tycon(head) else {
+            return true;
+        };
+        let name = &self.env.tycons[t].name;
+        !name.name.starts_with(|c: char| c.is_alphabetic())
+            || self
+                .scope
+                .type_in_scope(&(name.module.clone(), name.name.clone()))
     }
 
     fn instance(&self, i: usize) -> String {

@@ -342,6 +342,9 @@ pub struct Compiler<'c> {
     /// The function whose local functions are being compiled: they are
     /// shown qualified by it (`sum.go`).
     parent: Option<Rc<str>>,
+    /// Compiling an instance's dictionary: its methods' local functions
+    /// are shown qualified by the method (`length.go`).
+    in_dict: bool,
     /// A variable not in scope (a broken program): the first one.
     pub error: Option<String>,
 }
@@ -384,6 +387,7 @@ impl<'c> Compiler<'c> {
             prog,
             entry: None,
             parent: None,
+            in_dict: false,
             error: None,
         };
         c.intern("");
@@ -459,8 +463,10 @@ impl<'c> Compiler<'c> {
         let display = display_of_global(name);
         let qualify = !is_dict_global(name) && self.entry.as_ref() != Some(name);
         let saved = std::mem::replace(&mut self.parent, qualify.then(|| display.clone()));
+        let saved_dict = std::mem::replace(&mut self.in_dict, is_dict_global(name));
         let code = self.code(Some(&display), params, body, true);
         self.parent = saved;
+        self.in_dict = saved_dict;
         GKind::Code(code)
     }
 
@@ -662,6 +668,15 @@ impl<'c> Compiler<'c> {
                 let code = self.code(Some(&shown), ps, body, false);
                 self.parent = saved;
                 T::Lam(code)
+            }
+            // A method of an instance defined without parameters
+            // (`length = go 0`): its local functions are the method's.
+            _ if self.in_dict && self.parent.is_none() && !is_dict_var(v) => {
+                let plain: Rc<str> = Rc::from(display_of_var(v));
+                let saved = self.parent.replace(plain);
+                let t = self.expr(rhs);
+                self.parent = saved;
+                t
             }
             _ => self.expr(rhs),
         }

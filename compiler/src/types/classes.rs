@@ -44,6 +44,8 @@ const STANDARD: &[&str] = &[
     "MonadFail",
     "Semigroup",
     "Monoid",
+    "Foldable",
+    "Traversable",
 ];
 
 /// Classes that `deriving` can produce, for the help of a missing instance.
@@ -389,8 +391,10 @@ impl Tc {
             }
         }
         let candidates = self.default_types();
-        // GHCi's extended rules put `()` first (`show []` is "[]").
-        let mut extended_candidates = vec![self.tuple_of(Vec::new())];
+        // GHCi's extended rules put `()` and the list type first (`show []`
+        // is "[]", `null mempty` asks of a list).
+        let list = Type::con(self.known.list.unwrap_or(TcId(0)));
+        let mut extended_candidates = vec![self.tuple_of(Vec::new()), list];
         extended_candidates.extend(candidates.iter().cloned());
         for v in vars {
             let classes = classes_of.remove(&v).unwrap_or_default();
@@ -408,7 +412,9 @@ impl Tc {
                 let interactive = classes
                     .iter()
                     .any(|c| self.is_prelude_class(*c, INTERACTIVE));
-                if blocked || !(numeric || interactive) {
+                // GHCi drops Haskell 2010's rule that the variable occurs in
+                // no other constraint (`null mempty` is True).
+                if !(numeric || interactive) {
                     continue;
                 }
                 for cand in &extended_candidates {

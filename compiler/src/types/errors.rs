@@ -250,8 +250,8 @@ fn saturated(table: &mut TypeTable, env: &super::env::Env, t: &Type) -> bool {
     }
 }
 
-/// GHC's Foldable and Traversable functions, which gph's library has on
-/// lists only (docs/language.md).
+/// The Foldable and Traversable functions, whose argument is a container
+/// `t a` (docs/language.md).
 const FOLDABLE: &[&str] = &[
     "length",
     "sum",
@@ -296,27 +296,24 @@ const FOLDABLE: &[&str] = &[
     "msum",
 ];
 
-/// The help for a list function applied to another container (`sum m` on
-/// a Map): GHC's would take it through Foldable, gph's take lists.
+/// The help for a Foldable function applied to something that is not a
+/// container (`length 5`, `sum (T 3)`): the message alone says only that
+/// `t a` was expected.
 fn foldable_help(a: &str, b: &str, label: Option<&str>) -> Option<String> {
-    let other = if a == "[]" {
+    let is_container =
+        |t: &str| t.starts_with(|c: char| c.is_lowercase()) && t.contains(' ') && !t.contains("->");
+    let other = if is_container(a) {
         b
-    } else if b == "[]" {
+    } else if is_container(b) {
         a
     } else {
         return None;
     };
-    let container = ["Map", "Set", "Maybe", "Array", "Either", "(,)", "UArray"]
-        .iter()
-        .any(|c| other == *c || other.starts_with(&format!("{c} ")));
     let f = FOLDABLE
         .iter()
         .find(|f| label.is_some_and(|l| l.contains(&format!("`{f}`"))))?;
-    container.then(|| {
-        format!(
-            "gph's `{f}` works on lists only (GHC's takes any Foldable): give it the elements as a \
-             list, e.g. `Data.Map.elems m`, `Data.Set.toList s`, `Data.Maybe.maybeToList x` or \
-             `Data.Array.elems a`"
-        )
-    })
+    Some(format!(
+        "`{f}` takes a container of elements (a list, Maybe, Map, Set, Array, ...: a type \
+         with a Foldable instance), and `{other}` is not one"
+    ))
 }
