@@ -39,7 +39,15 @@ pub fn parse_file(file: &SourceFile) -> (Option<ast::Module>, Vec<Diagnostic>) {
 /// The LANGUAGE extensions gph reads a program with. Any other is named in
 /// a warning, which `gph run` shows only when the program does not compile
 /// (a program that asks for an extension it does not use runs).
-pub const EXTENSIONS: &[&str] = &["BangPatterns", "TupleSections", "Haskell2010", "Haskell98"];
+pub const EXTENSIONS: &[&str] = &[
+    "BangPatterns",
+    "TupleSections",
+    "DeriveFunctor",
+    "DeriveFoldable",
+    "DeriveTraversable",
+    "Haskell2010",
+    "Haskell98",
+];
 
 fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
     let text = &file.text;
@@ -51,8 +59,9 @@ fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
             Diagnostic::warning(span, format!("gph does not support the extension `{e}`"))
                 .with_label("not supported")
                 .with_help(format!(
-                    "gph reads Haskell 2010 with {}; the program is compiled without `{e}`",
-                    EXTENSIONS[..2].join(" and ")
+                    "gph reads Haskell 2010 with {} and {}; the program is compiled without `{e}`",
+                    EXTENSIONS[..4].join(", "),
+                    EXTENSIONS[4]
                 ))
         })
         .collect()
