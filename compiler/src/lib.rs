@@ -254,6 +254,11 @@ pub fn compile_full(
         ));
         return (None, sources, diagnostics);
     }
+    let mut core = core;
+    if entry == "main" && has_main {
+        // `gph run`: only what `main` reaches goes through the passes.
+        core::prune::prune(&mut core, &main);
+    }
     let compiled = compile_core(core, has_main.then_some(main.as_str()), opts);
     for e in &compiled.errors {
         diagnostics.push(Diagnostic::error(

@@ -1,6 +1,7 @@
 //! Core, the small explicit language between the desugarer and the back end
 //! (docs/backend.md), and the passes from Core to Core: the simplifier,
-//! deforestation, and Core Lint, which checks each pass's output.
+//! deforestation, dead-code removal, and Core Lint, which checks each
+//! pass's output.
 //!
 //! Core's syntax is this module's interface (`core::Expr`, `core::Program`),
 //! so it is re-exported here; the passes are submodules.
@@ -10,6 +11,7 @@ pub use syntax::*;
 
 pub mod fuse;
 pub mod lint;
+pub mod prune;
 pub mod simplify;
 
 #[cfg(test)]
