@@ -344,6 +344,13 @@ pub enum Prim {
     HSetBuffering,
     /// IO Int: the buffer mode's code.
     HGetBuffering,
+    /// IO Char: the handle's next character, left in its input (hLookAhead).
+    HLookAhead,
+    /// IO Bool: the handle and an evaluated Int, milliseconds to wait (GHC's
+    /// hWaitForInput; a negative wait is for ever).
+    HWaitForInput,
+    /// IO Bool: whether the handle is a terminal.
+    HIsTerminal,
     /// IO. A fully evaluated path and an evaluated Int (the IOMode): the
     /// new handle.
     OpenFile,
@@ -357,6 +364,8 @@ pub enum Prim {
     /// IO. A fully evaluated name: `[value]`, or `[]` when it is not set.
     LookupEnv,
     GetArgs,
+    /// IO [[Char]]: the environment as `NAME=value` strings.
+    GetEnvironment,
     GetProgName,
     /// IO. Evaluated Int: ends the program with that exit status.
     ExitWith,
@@ -446,14 +455,16 @@ impl Prim {
             NoPe | SelfPe => 0,
             ArrWrite => 4,
             EdenCreate | EdenSplit | EdenSendHead | EdenSendValue | PutStr | HSetBuffering
-            | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO => 3,
+            | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO
+            | HWaitForInput => 3,
             EdenChanValue | EdenFork | EdenConnect | EdenGate => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
             | IntegerGe | DoubleEncode | ExitWith => 2,
             GetChar | GetLine | GetContents | HClose | HFlush | HIsEof | HGetBuffering
-            | RemoveFile | DoesFileExist | LookupEnv | NewIORef | ReadIORef | SameIORef
-            | ArrIndex | IntegerAnd | IntegerOr | IntegerXor | IntegerShiftL | IntegerShiftR => 2,
+            | HLookAhead | HIsTerminal | RemoveFile | DoesFileExist | LookupEnv | NewIORef
+            | ReadIORef | SameIORef | ArrIndex | IntegerAnd | IntegerOr | IntegerXor
+            | IntegerShiftL | IntegerShiftR => 2,
             _ => 1,
         }
     }

@@ -236,6 +236,10 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "hIsEOF" => rt(&[Int, World], Any, Prim::HIsEof),
         "hSetBuffering" => rt(&[Int, Int, World], Any, Prim::HSetBuffering),
         "hGetBuffering" => rt(&[Int, World], Any, Prim::HGetBuffering),
+        "hLookAhead" => rt(&[Int, World], Any, Prim::HLookAhead),
+        "hWaitForInput" => rt(&[Int, Int, World], Any, Prim::HWaitForInput),
+        "hIsTerminalDevice" => rt(&[Int, World], Any, Prim::HIsTerminal),
+        "getEnvironment" => rt(&[World], Any, Prim::GetEnvironment),
         "openFile" => rt(&[Str, Int, World], Any, Prim::OpenFile),
         "openTempFile" => rt(&[Str, Str, World], Any, Prim::OpenTempFile),
         "removeFile" => rt(&[Str, World], Any, Prim::RemoveFile),
@@ -396,6 +400,10 @@ pub const NAMES: &[&str] = &[
     "hIsEOF",
     "hSetBuffering",
     "hGetBuffering",
+    "hLookAhead",
+    "hWaitForInput",
+    "hIsTerminalDevice",
+    "getEnvironment",
     "openFile",
     "openTempFile",
     "removeFile",
@@ -441,7 +449,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 147);
+        assert_eq!(NAMES.len(), 151);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -462,6 +470,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 148);
+        assert_eq!(count, 152);
     }
 }

@@ -303,6 +303,7 @@ fn prim_info(name: &str, arity: usize) -> PrimInfo {
                 | "selfPe"
                 | "edenNewChan"
                 | "getArgs"
+                | "getEnvironment"
                 | "getProgName"
         );
     let strict = match &info {

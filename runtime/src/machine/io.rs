@@ -535,6 +535,51 @@ impl<'a> Io<'a> {
         Ok(s.chars().next().unwrap_or('\u{FFFD}'))
     }
 
+    /// hLookAhead: the next character, left to be read again.
+    pub fn look_ahead(&mut self, h: i64) -> Result<char, IoErr> {
+        let x = self.handle(h, "hLookAhead")?;
+        x.check_read("hLookAhead")?;
+        let i = h as usize;
+        self.start_reading(i, "hLookAhead")?;
+        if self.handles[i].available().is_empty() && !self.fill(i) {
+            return Err(self.handles[i].err(ErrKind::Eof, "hLookAhead", ""));
+        }
+        let need = utf8_len(self.handles[i].available()[0]);
+        while self.handles[i].available().len() < need && self.fill(i) {}
+        let a = self.handles[i].available();
+        let s = String::from_utf8_lossy(&a[..need.min(a.len())]).into_owned();
+        Ok(s.chars().next().unwrap_or('\u{FFFD}'))
+    }
+
+    /// hWaitForInput (hReady waits 0 ms): whether a character can be read.
+    /// Input already buffered answers at once; otherwise the handle is read,
+    /// which for a file or a pipe with data does not wait; on a terminal it
+    /// waits for a line whatever the time given. At the end of input it is
+    /// GHC's end-of-file error.
+    pub fn wait_for_input(&mut self, h: i64, _ms: i64) -> Result<bool, IoErr> {
+        let x = self.handle(h, "hWaitForInput")?;
+        x.check_read("hWaitForInput")?;
+        let i = h as usize;
+        self.start_reading(i, "hWaitForInput")?;
+        if self.handles[i].available().is_empty() && !self.fill(i) {
+            return Err(self.handles[i].err(ErrKind::Eof, "hWaitForInput", ""));
+        }
+        Ok(true)
+    }
+
+    /// hIsTerminalDevice: the standard handles when the process's are
+    /// terminals; never a file.
+    pub fn is_terminal(&mut self, h: i64) -> Result<bool, IoErr> {
+        use std::io::IsTerminal;
+        let x = self.handle(h, "hIsTerminalDevice")?;
+        Ok(match x.dev {
+            Dev::Stdin => std::io::stdin().is_terminal(),
+            Dev::Stdout => std::io::stdout().is_terminal(),
+            Dev::Stderr => std::io::stderr().is_terminal(),
+            Dev::File { .. } | Dev::Gone => false,
+        })
+    }
+
     /// hGetLine: a line without its '\n' (a last line without one counts).
     pub fn get_line(&mut self, h: i64) -> Result<String, IoErr> {
         let x = self.handle(h, "hGetLine")?;

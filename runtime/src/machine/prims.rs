@@ -330,6 +330,19 @@ pub fn prim(
             pe.io.set_buffering(h, m).map_err(|e| pe.io_error(e))?;
             R::IoUnit
         }
+        HLookAhead => {
+            let h = intv(pe, t, 0)?;
+            R::IoChar(pe.io.look_ahead(h).map_err(|e| pe.io_error(e))? as u32)
+        }
+        HWaitForInput => {
+            let h = intv(pe, t, 0)?;
+            let ms = intv(pe, t, 1)?;
+            R::IoBool(pe.io.wait_for_input(h, ms).map_err(|e| pe.io_error(e))?)
+        }
+        HIsTerminal => {
+            let h = intv(pe, t, 0)?;
+            R::IoBool(pe.io.is_terminal(h).map_err(|e| pe.io_error(e))?)
+        }
         HGetBuffering => {
             let h = intv(pe, t, 0)?;
             R::IoInt(pe.io.get_buffering(h).map_err(|e| pe.io_error(e))?)
@@ -464,6 +477,11 @@ pub fn prim(
         }
         CatchIO => return err("internal error: catchIO outside the reducer"),
         GetArgs => R::IoStrs(pe.io.args.clone()),
+        GetEnvironment => R::IoStrs(
+            std::env::vars_os()
+                .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
+                .collect(),
+        ),
         GetProgName => R::IoStr(pe.io.prog_name.clone()),
         ExitWith => {
             let code = intv(pe, t, 0)?;
