@@ -366,6 +366,8 @@ pub enum Prim {
     GetArgs,
     /// IO [[Char]]: the environment as `NAME=value` strings.
     GetEnvironment,
+    /// IO Int: nanoseconds of run time so far (System.CPUTime).
+    CpuTime,
     GetProgName,
     /// IO. Evaluated Int: ends the program with that exit status.
     ExitWith,

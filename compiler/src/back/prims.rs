@@ -240,6 +240,7 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "hWaitForInput" => rt(&[Int, Int, World], Any, Prim::HWaitForInput),
         "hIsTerminalDevice" => rt(&[Int, World], Any, Prim::HIsTerminal),
         "getEnvironment" => rt(&[World], Any, Prim::GetEnvironment),
+        "cpuTime" => rt(&[World], Any, Prim::CpuTime),
         "openFile" => rt(&[Str, Int, World], Any, Prim::OpenFile),
         "openTempFile" => rt(&[Str, Str, World], Any, Prim::OpenTempFile),
         "removeFile" => rt(&[Str, World], Any, Prim::RemoveFile),
@@ -404,6 +405,7 @@ pub const NAMES: &[&str] = &[
     "hWaitForInput",
     "hIsTerminalDevice",
     "getEnvironment",
+    "cpuTime",
     "openFile",
     "openTempFile",
     "removeFile",
@@ -449,7 +451,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 151);
+        assert_eq!(NAMES.len(), 152);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -470,6 +472,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 152);
+        assert_eq!(count, 153);
     }
 }

@@ -304,6 +304,7 @@ fn prim_info(name: &str, arity: usize) -> PrimInfo {
                 | "edenNewChan"
                 | "getArgs"
                 | "getEnvironment"
+                | "cpuTime"
                 | "getProgName"
         );
     let strict = match &info {

@@ -319,6 +319,8 @@ pub struct Io<'a> {
     reachable: bool,
     /// Files created by openTempFile so far (their names are unique).
     temps: u64,
+    /// When the program started (System.CPUTime's clock).
+    pub started: std::time::Instant,
 }
 
 impl<'a> Io<'a> {
@@ -347,6 +349,7 @@ impl<'a> Io<'a> {
             prog_name,
             reachable: true,
             temps: 0,
+            started: std::time::Instant::now(),
         }
     }
 

@@ -477,6 +477,7 @@ pub fn prim(
         }
         CatchIO => return err("internal error: catchIO outside the reducer"),
         GetArgs => R::IoStrs(pe.io.args.clone()),
+        CpuTime => R::IoInt(pe.io.started.elapsed().as_nanos() as i64),
         GetEnvironment => R::IoStrs(
             std::env::vars_os()
                 .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))
