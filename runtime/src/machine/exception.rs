@@ -3,9 +3,10 @@
 //! `catch#`. Every error a program can cause is caught — `error`, a
 //! failed pattern match, arithmetic (`divide by zero`), `<<loop>>`, a
 //! failed IO operation, `raiseIO` — but not the machine's own limits
-//! (`heap exhausted`, `stack overflow`), an interrupt, an internal error
-//! or `exitWith`: those end the program, as they do in GHC's RTS unless a
-//! program asks for them by name, which gph's library does not offer.
+//! (`heap exhausted`, `stack overflow`), an interrupt or an internal
+//! error: those end the program, as they do in GHC's RTS unless a program
+//! asks for them by name, which gph's library does not offer. `exitWith`
+//! is GHC's ExitCode exception when a handler is there to see it.
 //!
 //! The handler learns what was raised through two arguments (the library
 //! turns them into Control.Exception's `SomeException`, prelude/Gph/IO.gph):
@@ -15,6 +16,9 @@
 //! * a failed IO operation: `[kind, location, description]` and the file
 //!   name as a fourth string when there is one; `kind` is one letter, `a`
 //!   for GHC's first IOErrorType constructor (machine/io.rs);
+//! * `exitWith` under a handler: `["X"]` and the exit status, an Int (the
+//!   library makes it an ExitCode; a handler that does not want it calls
+//!   `exitWith` again);
 //! * any other error: `[class, message]`, the class `A` for an
 //!   ArithException (the runtime's messages are GHC's `show` of them),
 //!   `L` for NonTermination (`<<loop>>`), `P` for a PatternMatchFail (the
@@ -80,6 +84,7 @@ impl Pe<'_, '_> {
         };
         let parts: Option<Vec<String>> = match &thrown {
             Some(Thrown::Value(_)) => None,
+            Some(Thrown::Exit(_)) => Some(vec!["X".to_string()]),
             Some(Thrown::Io(e)) => {
                 let mut parts = vec![
                     char::from(b'a' + e.kind as u8).to_string(),
@@ -98,6 +103,12 @@ impl Pe<'_, '_> {
         // Built before the stacks change, so that a collection sees the
         // thread as it is (a raised value needs no space).
         let (strs, value) = match (parts, thrown) {
+            (Some(parts), Some(Thrown::Exit(code))) => {
+                self.ensure(t, 16)?;
+                let x = self.build_string(&parts[0], l.nil_node);
+                let list = self.build_con(CONS.0, &[x, l.nil_node]);
+                (list, self.build_int(code as i64))
+            }
             (Some(parts), _) => {
                 let words: usize = parts.iter().map(|s| self.string_words(s) + 3).sum();
                 self.ensure(t, words)?;

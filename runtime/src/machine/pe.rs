@@ -38,6 +38,9 @@ pub enum Thrown {
     Value(Ptr),
     /// A failed operation of the runtime.
     Io(crate::machine::io::IoErr),
+    /// `exitWith` under a handler: GHC's ExitCode exception, with the
+    /// status (0 for ExitSuccess).
+    Exit(i32),
 }
 
 pub use gph_code::values::err;

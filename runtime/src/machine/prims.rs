@@ -486,6 +486,20 @@ pub fn prim(
         GetProgName => R::IoStr(pe.io.prog_name.clone()),
         ExitWith => {
             let code = intv(pe, t, 0)?;
+            // Under a handler, exitWith is GHC's ExitCode exception: the
+            // handler may catch it (or `finally` run its clean-up first).
+            if t.frames
+                .iter()
+                .any(|f| f.kind == crate::machine::thread::fk::CATCH)
+            {
+                pe.thrown = Some(Thrown::Exit(code as i32));
+                let shown = match code {
+                    0 => "ExitSuccess".to_string(),
+                    n if n < 0 => format!("ExitFailure ({n})"),
+                    n => format!("ExitFailure {n}"),
+                };
+                return Err(Stop::Error(shown));
+            }
             return Err(Stop::Exit(code as i32));
         }
         // Eden numbers PEs from 1 (the main PE); ours count from 0.
