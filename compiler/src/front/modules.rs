@@ -236,7 +236,10 @@ pub fn looked_for_first(path: &str) -> Vec<String> {
         .collect()
 }
 
+/// The program text of a file: without the UTF-8 byte order mark some
+/// editors put first (GHC skips it too), and unlit when literate.
 fn unlit_if_literate(path: &str, text: &str) -> String {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if path.ends_with(".lhs") {
         unlit(text)
     } else {

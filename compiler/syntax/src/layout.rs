@@ -33,6 +33,10 @@
 //!   belongs to the enclosing declaration).
 //! * No virtual `;` is inserted before `then` or `else`, so `if`/`then`/`else`
 //!   may line up inside a `do` block (Haskell 2010's DoAndIfThenElse).
+//! * A line of a `do` block or of case alternatives that starts with an
+//!   infix operator or a backquoted name at the block's column ends the
+//!   block instead (`main = do ...` then `` `catch` h `` lined up with the
+//!   statements): no statement or alternative starts that way.
 //!
 //! Residual restriction: a `,` directly inside a `let` block that is itself
 //! inside brackets (`(let a, b :: Int; ... in ...)`) ends the block; write the
@@ -173,7 +177,14 @@ impl Layout {
             let Ctx::Implicit { col: m, .. } = self.stack[i] else {
                 return;
             };
-            if col == m {
+            if col == m && continues_expression(&tok.tok) && closes_on_operator(&self.stack[i]) {
+                // A `do` statement or case alternative cannot start with an
+                // infix operator: the line goes on the expression the block
+                // ends (`main = do ...` / `  \`catch\` h`), as the report's
+                // parse-error(t) rule has it.
+                self.stack.truncate(i + 1);
+                self.close_top(tok.span);
+            } else if col == m {
                 if !matches!(tok.tok, Tok::Then | Tok::Else) {
                     self.stack[i].start_item();
                     self.virt(Tok::VSemi, tok.span);
@@ -540,4 +551,26 @@ pub fn show_tokens(text: &str, base: u32, tokens: &[Token]) -> String {
     }
     out.push('\n');
     out
+}
+
+/// Whether a token can only continue an expression (an infix operator,
+/// a backquoted name), never start a statement or an alternative. `-`
+/// (negation), `!` and `~` (patterns) can start one.
+fn continues_expression(t: &Tok) -> bool {
+    matches!(
+        t,
+        Tok::VarSym(_) | Tok::ConSym(_) | Tok::QVarSym(_) | Tok::QConSym(_) | Tok::Backquote
+    )
+}
+
+/// The blocks a line starting with an infix operator ends: `do` blocks
+/// and case alternatives.
+fn closes_on_operator(c: &Ctx) -> bool {
+    matches!(
+        c,
+        Ctx::Implicit {
+            kind: BlockKind::Do | BlockKind::Of,
+            ..
+        }
+    )
 }
