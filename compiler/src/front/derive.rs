@@ -1,5 +1,5 @@
-//! Derived instances: `deriving (Show, Eq, Ord, Enum, Bounded, Functor,
-//! Foldable, Traversable)` on a `data`
+//! Derived instances: `deriving (Show, Read, Eq, Ord, Enum, Bounded,
+//! Functor, Foldable, Traversable)` on a `data`
 //! or `newtype` declaration becomes ordinary instance declarations, built
 //! directly in the renamer's output form:
 //!
@@ -16,6 +16,11 @@
 //!   infix with fixity p shows both operands at p+1 under `showParen (d >= p+1)`;
 //!   records `C {f = x, g = y}` show the fields at precedence 0 under
 //!   `showParen (d >= 11)`; nullary constructors ignore the precedence.
+//! * Read (Haskell 2010's report, section 11.4): each constructor's reader
+//!   under `readParen`, joined with `++`: the name (a nullary constructor,
+//!   in optional parentheses), the fields at precedence 11 (`d > 10`), an
+//!   infix constructor's operands at its precedence + 1 (associativity
+//!   ignored, as GHC does), a record's `{f = v, ..}` (`d > 11`).
 //! * Eq: one clause per constructor comparing fields left to right with `&&`,
 //!   and `_ == _ = False` when there are several constructors.
 //! * Ord: `compare`, by constructor order, then the fields lexicographically
@@ -50,8 +55,9 @@ use gph_syntax::{Diagnostic, Span};
 use std::collections::HashMap;
 
 /// The classes gph can derive.
-const DERIVABLE: [&str; 8] = [
+const DERIVABLE: [&str; 9] = [
     "Show",
+    "Read",
     "Eq",
     "Ord",
     "Enum",
@@ -82,8 +88,8 @@ pub fn derive_instances(
                 Diagnostic::error(
                     class.span,
                     format!(
-                        "cannot derive `{}`: gph derives Show, Eq, Ord, Enum, Bounded, Functor, \
-                         Foldable and Traversable",
+                        "cannot derive `{}`: gph derives Show, Read, Eq, Ord, Enum, Bounded, \
+                         Functor, Foldable and Traversable",
                         class.name
                     ),
                 )
@@ -115,6 +121,7 @@ pub fn derive_instances(
         }
         let methods = match &*class.name {
             "Show" => g.show(),
+            "Read" => g.read(),
             "Eq" => g.eq(),
             "Ord" => g.ord(),
             "Enum" => match g.enumeration_problem() {
@@ -468,6 +475,124 @@ impl Gen<'_> {
                 )
             })
             .collect()
+    }
+
+    // ------------------------------------------------------------ Read
+
+    /// Haskell 2010's derived Read (report section 11.4), as GHC reads:
+    /// `readsPrec d s` tries each constructor. A nullary one is its name
+    /// (in optional parentheses); a prefix one its name and the fields at
+    /// precedence 11, under `readParen (d > 10)`; an infix one (fixity p)
+    /// both operands at p + 1 under `readParen (d > p)`; a record
+    /// `C {f = v, ..}` the fields at precedence 0 under `readParen (d > 11)`.
+    fn read(&self) -> Vec<Decl> {
+        let alts: Vec<Expr> = self
+            .data
+            .constrs
+            .iter()
+            .map(|c| self.read_constructor(c))
+            .collect();
+        let body = alts
+            .into_iter()
+            .reduce(|a, b| self.bin("++", a, b))
+            .unwrap_or_else(|| Expr::List(Vec::new(), self.span));
+        vec![self.clause("readsPrec", vec![self.pvar("d"), self.pvar("s")], body)]
+    }
+
+    fn read_constructor(&self, c: &ConDecl) -> Expr {
+        let name = &c.name.name;
+        let mut stmts: Vec<Stmt> = Vec::new();
+        let mut cur = 0usize;
+        let lex_token = |stmts: &mut Vec<Stmt>, cur: &mut usize, t: &str| {
+            let next = *cur + 1;
+            stmts.push(Stmt::Bind(
+                Pat::Tuple(
+                    vec![
+                        Pat::Lit(Literal::Str(Sym::from(t)), self.span),
+                        self.pvar(&format!("s{next}")),
+                    ],
+                    self.span,
+                ),
+                self.call("lex", vec![self.var(&format!("s{cur}"))]),
+                self.span,
+            ));
+            *cur = next;
+        };
+        let read_field = |stmts: &mut Vec<Stmt>, cur: &mut usize, x: &str, prec: usize| {
+            let next = *cur + 1;
+            stmts.push(Stmt::Bind(
+                Pat::Tuple(
+                    vec![self.pvar(x), self.pvar(&format!("s{next}"))],
+                    self.span,
+                ),
+                self.call(
+                    "readsPrec",
+                    vec![self.int(prec), self.var(&format!("s{cur}"))],
+                ),
+                self.span,
+            ));
+            *cur = next;
+        };
+        // A name as the lexer reads it: `(:+)` is three tokens.
+        let name_tokens = |stmts: &mut Vec<Stmt>, cur: &mut usize, n: &str| {
+            if is_operator_name(n) {
+                lex_token(stmts, cur, "(");
+                lex_token(stmts, cur, n);
+                lex_token(stmts, cur, ")");
+            } else {
+                lex_token(stmts, cur, n);
+            }
+        };
+        let xs: Vec<String> = (1..=c.fields.len()).map(|i| format!("x{i}")).collect();
+        let limit: Option<usize> = if c.fields.is_empty() {
+            name_tokens(&mut stmts, &mut cur, name);
+            None
+        } else if let Some(labels) = &c.labels {
+            name_tokens(&mut stmts, &mut cur, name);
+            lex_token(&mut stmts, &mut cur, "{");
+            for (k, (l, x)) in labels.iter().zip(&xs).enumerate() {
+                if k > 0 {
+                    lex_token(&mut stmts, &mut cur, ",");
+                }
+                name_tokens(&mut stmts, &mut cur, &l.name);
+                lex_token(&mut stmts, &mut cur, "=");
+                read_field(&mut stmts, &mut cur, x, 0);
+            }
+            lex_token(&mut stmts, &mut cur, "}");
+            Some(11)
+        } else if c.infix && xs.len() == 2 {
+            let prec = self.fixities.get(name).map_or(9, |f| f.1) as usize;
+            read_field(&mut stmts, &mut cur, &xs[0], prec + 1);
+            if is_operator_name(name) {
+                lex_token(&mut stmts, &mut cur, name);
+            } else {
+                lex_token(&mut stmts, &mut cur, "`");
+                lex_token(&mut stmts, &mut cur, name);
+                lex_token(&mut stmts, &mut cur, "`");
+            }
+            read_field(&mut stmts, &mut cur, &xs[1], prec + 1);
+            Some(prec)
+        } else {
+            name_tokens(&mut stmts, &mut cur, name);
+            for x in &xs {
+                read_field(&mut stmts, &mut cur, x, 11);
+            }
+            Some(10)
+        };
+        let value = self.app(
+            Expr::Con(self.own(name)),
+            xs.iter().map(|x| self.var(x)).collect(),
+        );
+        let result = Expr::Tuple(vec![value, self.var(&format!("s{cur}"))], self.span);
+        let reader = self.lambda(
+            vec![self.pvar("s0")],
+            Expr::Comprehension(Box::new(result), stmts, self.span),
+        );
+        let cond = match limit {
+            None => self.lib_con("False"),
+            Some(p) => self.bin(">", self.var("d"), self.int(p)),
+        };
+        self.call("readParen", vec![cond, reader, self.var("s")])
     }
 
     // ------------------------------------------------------------ Eq
@@ -1283,7 +1408,7 @@ instance Prelude.Bounded Main.Color where
     #[test]
     fn diagnostics() {
         let (_, errs) = derive(
-            "data T a = A a | B deriving (Enum, Bounded, Read, Show, Show)\n\
+            "data T a = A a | B deriving (Enum, Bounded, Generic, Show, Show)\n\
              data U a = U (a -> Int) deriving (Functor, Foldable)\n\
              data V = V Int deriving Functor\n\
              data W a = W (Either a Int) deriving Traversable",
@@ -1293,7 +1418,7 @@ instance Prelude.Bounded Main.Color where
             vec![
                 "can't derive Enum for a type with a non-nullary constructor",
                 "can't derive Bounded for `T`: it must be an enumeration (only nullary constructors) or have exactly one constructor",
-                "cannot derive `Read`: gph derives Show, Eq, Ord, Enum, Bounded, Functor, Foldable and Traversable",
+                "cannot derive `Generic`: gph derives Show, Read, Eq, Ord, Enum, Bounded, Functor, Foldable and Traversable",
                 "`Show` is derived twice for `T`",
                 "can't derive Functor for `U`: its last parameter `a` occurs in a function type",
                 "can't derive Foldable for `U`: its last parameter `a` occurs in a function type",
