@@ -33,6 +33,9 @@
 //!   belongs to the enclosing declaration).
 //! * No virtual `;` is inserted before `then` or `else`, so `if`/`then`/`else`
 //!   may line up inside a `do` block (Haskell 2010's DoAndIfThenElse).
+//! * A `do` block may start at the column of the enclosing block, as with
+//!   GHC's NondecreasingIndentation (`if c then a else do` with the
+//!   statements lined up under the `if`).
 //! * A line of a `do` block or of case alternatives that starts with an
 //!   infix operator or a backquoted name at the block's column ends the
 //!   block instead (`main = do ...` then `` `catch` h `` lined up with the
@@ -391,7 +394,14 @@ impl Layout {
             }
             Some((t, col)) => {
                 self.virt(Tok::VLBrace, t.span);
-                if col > self.enclosing_col() || (kind == BlockKind::Top && self.stack.is_empty()) {
+                // GHC's NondecreasingIndentation (on by default in GHC 9.0):
+                // a `do` block may start at the column of the block around
+                // it (`else do` with the statements lined up below).
+                let enclosing = self.enclosing_col();
+                if col > enclosing
+                    || (kind == BlockKind::Do && col == enclosing && enclosing > 0)
+                    || (kind == BlockKind::Top && self.stack.is_empty())
+                {
                     self.stack.push(Ctx::Implicit {
                         col,
                         kind,
