@@ -485,11 +485,22 @@ impl Tc {
                     super::bind::pat_vars(pat, &mut vs);
                     vs.into_iter().next().map(|v| (v, *span))
                 }
-                Decl::Sig { span, .. } => {
-                    self.error(Diagnostic::error(
-                        *span,
-                        "type signatures are not allowed in instance declarations",
-                    ));
+                // InstanceSigs (the parser asks for the pragma): each name
+                // must be a method; the method's own type at the instance
+                // is what the clauses are checked against.
+                Decl::Sig { names, .. } => {
+                    for n in names {
+                        if !class.methods.iter().any(|m| m.name == n.name) {
+                            self.error(Diagnostic::error(
+                                n.span,
+                                format!(
+                                    "`{}` is not a (visible) method of class `{}`",
+                                    fun_name(&n.name),
+                                    class.name.name
+                                ),
+                            ));
+                        }
+                    }
                     None
                 }
                 _ => None,

@@ -521,8 +521,17 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
         }
         l.close_for(tok);
         l.out.push(tok.clone());
-        l.after(&tok.tok);
-        pending = block_keyword(&tok.tok);
+        if tok.tok == Tok::Case && i > 0 && tokens[i - 1].tok == Tok::Backslash {
+            // `\case` (LambdaCase): the alternatives' block opens at once,
+            // and the lambda has no arrow of its own.
+            if matches!(l.stack.last(), Some(Ctx::Lambda)) {
+                l.stack.pop();
+            }
+            pending = Some(BlockKind::Of);
+        } else {
+            l.after(&tok.tok);
+            pending = block_keyword(&tok.tok);
+        }
         i += 1;
     }
     if let Some(kind) = pending {

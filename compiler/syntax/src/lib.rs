@@ -24,13 +24,11 @@ pub use span::{SourceFile, SourceMap, Span};
 pub fn parse_file(file: &SourceFile) -> (Option<ast::Module>, Vec<Diagnostic>) {
     let (tokens, mut diags) = lexer::lex(&file.text, file.base);
     let laid = layout::layout(&file.text, file.base, &tokens);
-    let on = |x: &str| lexer::language_extensions(&file.text).any(|e| e == x);
-    let (m, more) = parse::parse_module_with(
-        laid,
-        (file.base as usize) + file.text.len(),
-        on("BangPatterns"),
-        on("TupleSections"),
-    );
+    let extensions = lexer::language_extensions(&file.text)
+        .map(str::to_string)
+        .collect();
+    let (m, more) =
+        parse::parse_module_with(laid, (file.base as usize) + file.text.len(), extensions);
     diags.extend(more);
     diags.extend(unsupported_extensions(file));
     (m, diags)
@@ -45,6 +43,8 @@ pub const EXTENSIONS: &[&str] = &[
     "DeriveFunctor",
     "DeriveFoldable",
     "DeriveTraversable",
+    "LambdaCase",
+    "InstanceSigs",
     "Haskell2010",
     "Haskell98",
 ];
@@ -60,8 +60,8 @@ fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
                 .with_label("not supported")
                 .with_help(format!(
                     "gph reads Haskell 2010 with {} and {}; the program is compiled without `{e}`",
-                    EXTENSIONS[..4].join(", "),
-                    EXTENSIONS[4]
+                    EXTENSIONS[..6].join(", "),
+                    EXTENSIONS[6]
                 ))
         })
         .collect()

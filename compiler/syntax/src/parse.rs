@@ -270,6 +270,19 @@ pub fn class_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res
 }
 
 pub fn instance_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res<Vec<Decl>> {
+    if !enabled("InstanceSigs") {
+        for d in &decls {
+            if let Decl::Sig { span, .. } = d {
+                needs_extension(
+                    Diagnostic::error(
+                        *span,
+                        "a type signature in an instance needs {-# LANGUAGE InstanceSigs #-}",
+                    )
+                    .with_help("add the pragma at the top of the file, or leave the signature out"),
+                );
+            }
+        }
+    }
     let (ctx, head) = match b {
         Some(h) => (context(a)?, h),
         None => (Vec::new(), a),
@@ -368,14 +381,12 @@ pub fn tuple_or_section(items: Vec<Option<Expr>>, span: Span) -> Expr {
     if items.iter().all(Option::is_some) {
         return Expr::Tuple(items.into_iter().flatten().collect(), span);
     }
-    if !TUPLE_SECTIONS.with(|b| b.get()) {
-        EXTENSION_ERRORS.with(|v| {
-            v.borrow_mut().push(
-                Diagnostic::error(span, "a tuple section needs {-# LANGUAGE TupleSections #-}")
-                    .with_label("a tuple with a missing component")
-                    .with_help("add the pragma at the top of the file, or write a lambda"),
-            )
-        });
+    if !enabled("TupleSections") {
+        needs_extension(
+            Diagnostic::error(span, "a tuple section needs {-# LANGUAGE TupleSections #-}")
+                .with_label("a tuple with a missing component")
+                .with_help("add the pragma at the top of the file, or write a lambda"),
+        );
     }
     // The given components are arguments outside the lambdas, so the
     // lambdas' parameters capture nothing a program wrote.
@@ -441,6 +452,29 @@ pub fn lambda(args: Vec<Expr>, body: Expr, span: Span) -> Res<Expr> {
     Ok(Expr::Lambda(pats, Box::new(body), span))
 }
 
+/// `\case alts` (LambdaCase): `\case'arg -> case case'arg of alts`.
+pub fn lambda_case(alts: Vec<Alt>, span: Span) -> Expr {
+    if !enabled("LambdaCase") {
+        needs_extension(
+            Diagnostic::error(span, "`\\case` needs {-# LANGUAGE LambdaCase #-}")
+                .with_help("add the pragma at the top of the file, or write `\\x -> case x of`"),
+        );
+    }
+    let arg = Ident {
+        name: Sym::from("case'arg"),
+        span,
+    };
+    Expr::Lambda(
+        vec![Pat::Var(arg.clone())],
+        Box::new(Expr::Case(
+            Box::new(Expr::Var(QName::unqual(arg.name, span))),
+            alts,
+            span,
+        )),
+        span,
+    )
+}
+
 pub fn do_block(stmts: Vec<Stmt>, span: Span) -> Res<Expr> {
     match stmts.last() {
         None => fail_diag(
@@ -464,15 +498,27 @@ fn is_con_op(q: &QName) -> bool {
 }
 
 thread_local! {
-    /// Whether the module being parsed has BangPatterns (set by
-    /// `parse_module_with`; on for the REPL's expressions, as in GHC 9.0's
-    /// GHCi with the extension, so that `let !x = ...` works there).
-    static BANG_PATTERNS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-    /// The same for TupleSections.
-    static TUPLE_SECTIONS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
-    /// Bang patterns and tuple sections met while their extension is off:
-    /// reported after the parse, which goes on (read as GHC reads them).
+    /// The LANGUAGE extensions of the module being parsed (set by
+    /// `parse_module_with`); None, every one on, for the REPL's
+    /// expressions (as GHCi with them, so that `let !x = ...` works there).
+    static EXTENSIONS_ON: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+    /// Syntax met while its extension is off: reported after the parse,
+    /// which goes on (read as GHC reads it).
     static EXTENSION_ERRORS: std::cell::RefCell<Vec<Diagnostic>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Whether the module being parsed asks for this extension.
+fn enabled(extension: &str) -> bool {
+    EXTENSIONS_ON.with(|e| {
+        e.borrow()
+            .as_ref()
+            .is_none_or(|v| v.iter().any(|x| x == extension))
+    })
+}
+
+/// Reports syntax whose extension is off (after the parse).
+fn needs_extension(d: Diagnostic) {
+    EXTENSION_ERRORS.with(|v| v.borrow_mut().push(d));
 }
 
 /// Converts an expression parsed in a pattern position into a pattern.
@@ -557,18 +603,16 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
         Expr::As(v, e, s) => Ok(Pat::As(v, Box::new(expr_to_pat(*e)?), s)),
         Expr::Lazy(e, s) => Ok(Pat::Lazy(Box::new(expr_to_pat(*e)?), s)),
         Expr::Bang(e, s) => {
-            if !BANG_PATTERNS.with(|b| b.get()) {
-                EXTENSION_ERRORS.with(|v| {
-                    v.borrow_mut().push(
-                        Diagnostic::error(s, "a bang pattern needs {-# LANGUAGE BangPatterns #-}")
-                            .with_label("a bang pattern")
-                            .with_help(
-                                "GHC 9.0 reads `!` before a name or bracket, after a space, as a \
-                                 bang pattern: add the pragma at the top of the file, or write \
-                                 `f ! x` for the operator `!`",
-                            ),
-                    )
-                });
+            if !enabled("BangPatterns") {
+                needs_extension(
+                    Diagnostic::error(s, "a bang pattern needs {-# LANGUAGE BangPatterns #-}")
+                        .with_label("a bang pattern")
+                        .with_help(
+                            "GHC 9.0 reads `!` before a name or bracket, after a space, as a \
+                             bang pattern: add the pragma at the top of the file, or write \
+                             `f ! x` for the operator `!`",
+                        ),
+                );
             }
             Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s))
         }
@@ -838,22 +882,18 @@ fn prev_end_in(tokens: &[Token]) -> impl Fn(usize) -> Option<usize> + '_ {
     }
 }
 
-/// Parses a module whose LANGUAGE pragmas do or do not turn on
-/// BangPatterns and TupleSections: without them a bang pattern or a tuple
-/// section is an error, as in GHC 9.0 (the lexer makes `!x` a bang either
-/// way).
+/// Parses a module with the LANGUAGE extensions its pragmas name: without
+/// BangPatterns, TupleSections, LambdaCase or InstanceSigs their syntax is
+/// an error, as in GHC 9.0 (the lexer makes `!x` a bang either way).
 pub fn parse_module_with(
     tokens: Vec<Token>,
     text_len: usize,
-    bang_patterns: bool,
-    tuple_sections: bool,
+    extensions: Vec<String>,
 ) -> (Option<Module>, Vec<Diagnostic>) {
-    BANG_PATTERNS.with(|b| b.set(bang_patterns));
-    TUPLE_SECTIONS.with(|b| b.set(tuple_sections));
+    EXTENSIONS_ON.with(|e| *e.borrow_mut() = Some(extensions));
     EXTENSION_ERRORS.with(|v| v.borrow_mut().clear());
     let (m, mut diags) = parse_module(tokens, text_len);
-    BANG_PATTERNS.with(|b| b.set(true));
-    TUPLE_SECTIONS.with(|b| b.set(true));
+    EXTENSIONS_ON.with(|e| *e.borrow_mut() = None);
     diags.extend(EXTENSION_ERRORS.with(|v| std::mem::take(&mut *v.borrow_mut())));
     (m, diags)
 }
