@@ -201,6 +201,8 @@ pub enum VOp {
     DMul,
     DDiv,
     DPow,
+    /// powf on two Floats held in Doubles.
+    FPow,
 }
 
 /// Unary operations on value registers.
@@ -236,6 +238,27 @@ pub enum VUnOp {
     DAsinh,
     DAcosh,
     DAtanh,
+    /// GHC's libm functions: log1p and expm1 on a Double, and the
+    /// single-precision ones (`sinf`, ...) a Float calls, on a Float held
+    /// in a Double.
+    DLog1p,
+    DExpm1,
+    FExp,
+    FLog,
+    FSin,
+    FCos,
+    FTan,
+    FAsin,
+    FAcos,
+    FAtan,
+    FSinh,
+    FCosh,
+    FTanh,
+    FAsinh,
+    FAcosh,
+    FAtanh,
+    FLog1p,
+    FExpm1,
 }
 
 /// Comparisons of value registers (Int and Char compare as i64, Double as

@@ -572,6 +572,8 @@ pub fn vop(op: VOp, a: u64, b: u64) -> Result<u64, Stop> {
         VOp::DMul => (fx * fy).to_bits(),
         VOp::DDiv => (fx / fy).to_bits(),
         VOp::DPow => fx.powf(fy).to_bits(),
+        // SAFETY: a plain libm function on floats.
+        VOp::FPow => (unsafe { libm::powf(fx as f32, fy as f32) } as f64).to_bits(),
     })
 }
 
@@ -614,6 +616,24 @@ pub fn unop(op: VUnOp, a: u64) -> Result<u64, Stop> {
         VUnOp::DAsinh => d(unsafe { libm::asinh(f) }),
         VUnOp::DAcosh => d(unsafe { libm::acosh(f) }),
         VUnOp::DAtanh => d(unsafe { libm::atanh(f) }),
+        VUnOp::DLog1p => d(unsafe { libm::log1p(f) }),
+        VUnOp::DExpm1 => d(unsafe { libm::expm1(f) }),
+        VUnOp::FExp => d(unsafe { libm::expf(f as f32) } as f64),
+        VUnOp::FLog => d(unsafe { libm::logf(f as f32) } as f64),
+        VUnOp::FSin => d(unsafe { libm::sinf(f as f32) } as f64),
+        VUnOp::FCos => d(unsafe { libm::cosf(f as f32) } as f64),
+        VUnOp::FTan => d(unsafe { libm::tanf(f as f32) } as f64),
+        VUnOp::FAsin => d(unsafe { libm::asinf(f as f32) } as f64),
+        VUnOp::FAcos => d(unsafe { libm::acosf(f as f32) } as f64),
+        VUnOp::FAtan => d(unsafe { libm::atanf(f as f32) } as f64),
+        VUnOp::FSinh => d(unsafe { libm::sinhf(f as f32) } as f64),
+        VUnOp::FCosh => d(unsafe { libm::coshf(f as f32) } as f64),
+        VUnOp::FTanh => d(unsafe { libm::tanhf(f as f32) } as f64),
+        VUnOp::FAsinh => d(unsafe { libm::asinhf(f as f32) } as f64),
+        VUnOp::FAcosh => d(unsafe { libm::acoshf(f as f32) } as f64),
+        VUnOp::FAtanh => d(unsafe { libm::atanhf(f as f32) } as f64),
+        VUnOp::FLog1p => d(unsafe { libm::log1pf(f as f32) } as f64),
+        VUnOp::FExpm1 => d(unsafe { libm::expm1f(f as f32) } as f64),
     }
 }
 
@@ -624,6 +644,25 @@ mod libm {
         pub fn asinh(x: f64) -> f64;
         pub fn acosh(x: f64) -> f64;
         pub fn atanh(x: f64) -> f64;
+        pub fn log1p(x: f64) -> f64;
+        pub fn expm1(x: f64) -> f64;
+        pub fn expf(x: f32) -> f32;
+        pub fn logf(x: f32) -> f32;
+        pub fn sinf(x: f32) -> f32;
+        pub fn cosf(x: f32) -> f32;
+        pub fn tanf(x: f32) -> f32;
+        pub fn asinf(x: f32) -> f32;
+        pub fn acosf(x: f32) -> f32;
+        pub fn atanf(x: f32) -> f32;
+        pub fn sinhf(x: f32) -> f32;
+        pub fn coshf(x: f32) -> f32;
+        pub fn tanhf(x: f32) -> f32;
+        pub fn asinhf(x: f32) -> f32;
+        pub fn acoshf(x: f32) -> f32;
+        pub fn atanhf(x: f32) -> f32;
+        pub fn log1pf(x: f32) -> f32;
+        pub fn expm1f(x: f32) -> f32;
+        pub fn powf(x: f32, y: f32) -> f32;
     }
 }
 #[cfg(test)]

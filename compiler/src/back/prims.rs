@@ -198,6 +198,25 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "doubleAsinh" => un(Double, Double, VUnOp::DAsinh),
         "doubleAcosh" => un(Double, Double, VUnOp::DAcosh),
         "doubleAtanh" => un(Double, Double, VUnOp::DAtanh),
+        "doubleLog1p" => un(Double, Double, VUnOp::DLog1p),
+        "doubleExpm1" => un(Double, Double, VUnOp::DExpm1),
+        "floatExp" => un(Double, Double, VUnOp::FExp),
+        "floatLog" => un(Double, Double, VUnOp::FLog),
+        "floatSin" => un(Double, Double, VUnOp::FSin),
+        "floatCos" => un(Double, Double, VUnOp::FCos),
+        "floatTan" => un(Double, Double, VUnOp::FTan),
+        "floatAsin" => un(Double, Double, VUnOp::FAsin),
+        "floatAcos" => un(Double, Double, VUnOp::FAcos),
+        "floatAtan" => un(Double, Double, VUnOp::FAtan),
+        "floatSinh" => un(Double, Double, VUnOp::FSinh),
+        "floatCosh" => un(Double, Double, VUnOp::FCosh),
+        "floatTanh" => un(Double, Double, VUnOp::FTanh),
+        "floatAsinh" => un(Double, Double, VUnOp::FAsinh),
+        "floatAcosh" => un(Double, Double, VUnOp::FAcosh),
+        "floatAtanh" => un(Double, Double, VUnOp::FAtanh),
+        "floatLog1p" => un(Double, Double, VUnOp::FLog1p),
+        "floatExpm1" => un(Double, Double, VUnOp::FExpm1),
+        "floatPow" => bin(Double, VOp::FPow),
         "doubleIsNaN" => rt(&[Double], Bool, Prim::DoubleIsNaN),
         "doubleIsInfinite" => rt(&[Double], Bool, Prim::DoubleIsInfinite),
         "doubleIsNegativeZero" => rt(&[Double], Bool, Prim::DoubleIsNegativeZero),
@@ -363,6 +382,25 @@ pub const NAMES: &[&str] = &[
     "doubleAsinh",
     "doubleAcosh",
     "doubleAtanh",
+    "doubleLog1p",
+    "doubleExpm1",
+    "floatExp",
+    "floatLog",
+    "floatSin",
+    "floatCos",
+    "floatTan",
+    "floatAsin",
+    "floatAcos",
+    "floatAtan",
+    "floatSinh",
+    "floatCosh",
+    "floatTanh",
+    "floatAsinh",
+    "floatAcosh",
+    "floatAtanh",
+    "floatLog1p",
+    "floatExpm1",
+    "floatPow",
     "doubleIsNaN",
     "doubleIsInfinite",
     "doubleIsNegativeZero",
@@ -451,7 +489,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 152);
+        assert_eq!(NAMES.len(), 171);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -472,6 +510,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 153);
+        assert_eq!(count, 172);
     }
 }
