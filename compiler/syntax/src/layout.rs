@@ -33,6 +33,8 @@
 //!   belongs to the enclosing declaration).
 //! * No virtual `;` is inserted before `then` or `else`, so `if`/`then`/`else`
 //!   may line up inside a `do` block (Haskell 2010's DoAndIfThenElse).
+//! * `if` directly followed by `|` (MultiWayIf) opens a block of guards,
+//!   as GHC lays them out.
 //! * A `do` block may start at the column of the enclosing block, as with
 //!   GHC's NondecreasingIndentation (`if c then a else do` with the
 //!   statements lined up under the `if`).
@@ -521,7 +523,11 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
         }
         l.close_for(tok);
         l.out.push(tok.clone());
-        if tok.tok == Tok::Case && i > 0 && tokens[i - 1].tok == Tok::Backslash {
+        if tok.tok == Tok::If && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::Bar) {
+            // A multi-way if (MultiWayIf): its guards are a layout block,
+            // as in GHC, so that a `|` lined up below goes on the `if`.
+            pending = Some(BlockKind::Of);
+        } else if tok.tok == Tok::Case && i > 0 && tokens[i - 1].tok == Tok::Backslash {
             // `\case` (LambdaCase): the alternatives' block opens at once,
             // and the lambda has no arrow of its own.
             if matches!(l.stack.last(), Some(Ctx::Lambda)) {

@@ -45,6 +45,7 @@ pub const EXTENSIONS: &[&str] = &[
     "DeriveTraversable",
     "LambdaCase",
     "InstanceSigs",
+    "MultiWayIf",
     "Haskell2010",
     "Haskell98",
 ];
@@ -60,8 +61,8 @@ fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
                 .with_label("not supported")
                 .with_help(format!(
                     "gph reads Haskell 2010 with {} and {}; the program is compiled without `{e}`",
-                    EXTENSIONS[..6].join(", "),
-                    EXTENSIONS[6]
+                    EXTENSIONS[..7].join(", "),
+                    EXTENSIONS[7]
                 ))
         })
         .collect()

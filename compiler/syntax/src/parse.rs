@@ -475,6 +475,30 @@ pub fn lambda_case(alts: Vec<Alt>, span: Span) -> Expr {
     )
 }
 
+/// `if | g1 -> e1 | g2 -> e2` (MultiWayIf): `case () of _ | g1 -> e1 | g2
+/// -> e2`, which fails as GHC's does when no guard holds.
+pub fn multi_way_if(guards: Vec<Guarded>, span: Span) -> Expr {
+    if !enabled("MultiWayIf") {
+        needs_extension(
+            Diagnostic::error(span, "a multi-way if needs {-# LANGUAGE MultiWayIf #-}")
+                .with_help("add the pragma at the top of the file, or write guards in a `case`"),
+        );
+    }
+    Expr::Case(
+        Box::new(Expr::Con(QName::unqual(Sym::from("()"), span))),
+        vec![Alt {
+            pat: Pat::Wildcard(span),
+            rhs: Rhs {
+                body: RhsBody::Guarded(guards),
+                wheres: Vec::new(),
+                span,
+            },
+            span,
+        }],
+        span,
+    )
+}
+
 pub fn do_block(stmts: Vec<Stmt>, span: Span) -> Res<Expr> {
     match stmts.last() {
         None => fail_diag(
