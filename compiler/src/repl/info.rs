@@ -18,14 +18,7 @@ pub fn info(file: &SourceFile, name: &str, opts: &Options) -> Outcome {
     let opts = *opts;
     checked(file, &opts, |p, env, sources| {
         let (values, tys) = p.main_scope.resolve(name);
-        let d = Describe {
-            env,
-            sources,
-            main: &p.main,
-            interactive_from: opts.interactive_from,
-            module: p.modules.last(),
-            scope: &p.main_scope,
-        };
+        let d = Describe::new(p, env, sources, &opts);
         let mut out = String::new();
         for (m, n) in values.iter().chain(tys.iter()) {
             let is_type =
@@ -76,14 +69,7 @@ pub fn declared_type(file: &SourceFile, name: &str, opts: &Options) -> Option<St
             module: m.clone(),
             name: n.clone(),
         };
-        let d = Describe {
-            env,
-            sources,
-            main: &p.main,
-            interactive_from: opts.interactive_from,
-            module: p.modules.last(),
-            scope: &p.main_scope,
-        };
+        let d = Describe::new(p, env, sources, &opts);
         match env.values.get(&g) {
             Some(types::env::ValueInfo::Poly(s)) => Ok(d.scheme(s)),
             _ => Err(format!("`{name}` has no type")),
@@ -176,7 +162,24 @@ struct Describe<'a> {
     scope: &'a crate::front::rename::Scope,
 }
 
-impl Describe<'_> {
+impl<'a> Describe<'a> {
+    /// What `:info` and `:type` describe with: the checked program's main
+    /// module and its scope.
+    fn new(
+        p: &'a crate::front::rename::Program,
+        env: &'a Env,
+        sources: &'a SourceMap,
+        opts: &Options,
+    ) -> Describe<'a> {
+        Describe {
+            env,
+            sources,
+            main: &p.main,
+            interactive_from: opts.interactive_from,
+            module: p.modules.last(),
+            scope: &p.main_scope,
+        }
+    }
     fn scheme(&self, s: &Scheme) -> String {
         let mut table = TypeTable::default();
         let mut namer = Namer::new();

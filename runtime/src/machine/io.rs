@@ -522,36 +522,32 @@ impl<'a> Io<'a> {
 
     /// hGetChar.
     pub fn get_char(&mut self, h: i64) -> Result<char, IoErr> {
-        let x = self.handle(h, "hGetChar")?;
-        x.check_read("hGetChar")?;
-        let i = h as usize;
-        self.start_reading(i, "hGetChar")?;
-        if self.handles[i].available().is_empty() && !self.fill(i) {
-            return Err(self.handles[i].err(ErrKind::Eof, "hGetChar", ""));
-        }
-        let need = utf8_len(self.handles[i].available()[0]);
-        while self.handles[i].available().len() < need && self.fill(i) {}
-        let x = &mut self.handles[i];
-        let n = need.min(x.available().len());
-        let s = String::from_utf8_lossy(&x.available()[..n]).into_owned();
-        x.ipos += n;
-        Ok(s.chars().next().unwrap_or('\u{FFFD}'))
+        let (c, n) = self.next_char(h, "hGetChar")?;
+        self.handles[h as usize].ipos += n;
+        Ok(c)
     }
 
     /// hLookAhead: the next character, left to be read again.
     pub fn look_ahead(&mut self, h: i64) -> Result<char, IoErr> {
-        let x = self.handle(h, "hLookAhead")?;
-        x.check_read("hLookAhead")?;
+        Ok(self.next_char(h, "hLookAhead")?.0)
+    }
+
+    /// The handle's next character and its length in bytes, not consumed
+    /// (the end of input is `loc`'s end-of-file error).
+    fn next_char(&mut self, h: i64, loc: &str) -> Result<(char, usize), IoErr> {
+        let x = self.handle(h, loc)?;
+        x.check_read(loc)?;
         let i = h as usize;
-        self.start_reading(i, "hLookAhead")?;
+        self.start_reading(i, loc)?;
         if self.handles[i].available().is_empty() && !self.fill(i) {
-            return Err(self.handles[i].err(ErrKind::Eof, "hLookAhead", ""));
+            return Err(self.handles[i].err(ErrKind::Eof, loc, ""));
         }
         let need = utf8_len(self.handles[i].available()[0]);
         while self.handles[i].available().len() < need && self.fill(i) {}
         let a = self.handles[i].available();
-        let s = String::from_utf8_lossy(&a[..need.min(a.len())]).into_owned();
-        Ok(s.chars().next().unwrap_or('\u{FFFD}'))
+        let n = need.min(a.len());
+        let s = String::from_utf8_lossy(&a[..n]);
+        Ok((s.chars().next().unwrap_or('\u{FFFD}'), n))
     }
 
     /// hWaitForInput (hReady waits 0 ms): whether a character can be read.
