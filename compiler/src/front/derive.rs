@@ -897,6 +897,22 @@ impl Gen<'_> {
         Expr::Lambda(params, Box::new(body), self.span)
     }
 
+    /// `method (\y -> inner y) x`: `inner` at each element of a field that
+    /// is a list or an application `T .. a` (fmap, foldMap, traverse).
+    fn through(&self, method: &str, x: Expr, inner: impl FnOnce(Expr) -> Expr) -> Expr {
+        let y = self.fresh_name("y");
+        let body = inner(self.var(&y));
+        self.call(method, vec![self.lambda(vec![self.pvar(&y)], body), x])
+    }
+
+    /// A tuple field taken apart: a fresh variable per component and the
+    /// pattern that binds them.
+    fn tuple_parts(&self, ts: &[Type]) -> (Vec<Expr>, Pat) {
+        let ys: Vec<String> = ts.iter().map(|_| self.fresh_name("y")).collect();
+        let pat = Pat::Tuple(ys.iter().map(|y| self.pvar(y)).collect(), self.span);
+        (ys.iter().map(|y| self.var(y)).collect(), pat)
+    }
+
     /// `instance (C g, ..) => C (T a1 .. an-1)` over the last parameter, as
     /// GHC's DeriveFunctor, DeriveFoldable and DeriveTraversable generate
     /// it: `fmap`; `foldr` and `foldMap`; `traverse`. The context asks the
@@ -1021,12 +1037,12 @@ impl Gen<'_> {
     }
 
     fn derive_fmap(&self, a: &Sym) -> Vec<Decl> {
-        let clauses = if self.data.constrs.is_empty() {
+        if self.data.constrs.is_empty() {
             // fmap _ z = case z of {} (evaluates the argument, as GHC's).
             vec![self.clause(
                 "fmap",
                 vec![self.wild(), self.pvar("z")],
-                self.call("seq", vec![self.var("z"), self.call("undefined", vec![])]),
+                self.call("seq", vec![self.var("z"), self.lib_var("undefined")]),
             )]
         } else {
             self.per_constructor("fmap", vec![self.pvar("f")], |c, xs| {
@@ -1038,8 +1054,7 @@ impl Gen<'_> {
                     .collect();
                 self.app(Expr::Con(self.own(&c.name.name)), fields)
             })
-        };
-        clauses
+        }
     }
 
     /// `x` with `f` applied at each occurrence of `a` in its type.
@@ -1052,18 +1067,15 @@ impl Gen<'_> {
             Type::Var(_) => self.app(self.var("f"), vec![x]),
             Type::Bang(t, _) => self.fmap_field(t, a, x),
             Type::List(t, _) | Type::App(_, t, _) => {
-                let y = self.fresh_name("y");
-                let inner = self.fmap_field(t, a, self.var(&y));
-                self.call("fmap", vec![self.lambda(vec![self.pvar(&y)], inner), x])
+                self.through("fmap", x, |y| self.fmap_field(t, a, y))
             }
             Type::Tuple(ts, _) => {
-                let ys: Vec<String> = ts.iter().map(|_| self.fresh_name("y")).collect();
+                let (ys, pat) = self.tuple_parts(ts);
                 let parts = ts
                     .iter()
-                    .zip(&ys)
-                    .map(|(t, y)| self.fmap_field(t, a, self.var(y)))
+                    .zip(ys)
+                    .map(|(t, y)| self.fmap_field(t, a, y))
                     .collect();
-                let pat = Pat::Tuple(ys.iter().map(|y| self.pvar(y)).collect(), self.span);
                 self.case(x, vec![(pat, Expr::Tuple(parts, self.span))])
             }
             Type::Fun(_, res, _) => {
@@ -1076,7 +1088,7 @@ impl Gen<'_> {
     }
 
     fn derive_foldr(&self, a: &Sym) -> Vec<Decl> {
-        let clauses = if self.data.constrs.is_empty() {
+        if self.data.constrs.is_empty() {
             vec![self.clause(
                 "foldr",
                 vec![self.wild(), self.pvar("z"), self.wild()],
@@ -1092,8 +1104,7 @@ impl Gen<'_> {
                         self.foldr_field(&fd.ty, a, x, acc)
                     })
             })
-        };
-        clauses
+        }
     }
 
     /// The right fold of `f` over the `a`s in `x`, ending in `acc`.
@@ -1112,13 +1123,12 @@ impl Gen<'_> {
                 self.call("foldr", vec![step, acc, x])
             }
             Type::Tuple(ts, _) => {
-                let ys: Vec<String> = ts.iter().map(|_| self.fresh_name("y")).collect();
+                let (ys, pat) = self.tuple_parts(ts);
                 let body = ts
                     .iter()
-                    .zip(&ys)
+                    .zip(ys)
                     .rev()
-                    .fold(acc, |acc, (t, y)| self.foldr_field(t, a, self.var(y), acc));
-                let pat = Pat::Tuple(ys.iter().map(|y| self.pvar(y)).collect(), self.span);
+                    .fold(acc, |acc, (t, y)| self.foldr_field(t, a, y, acc));
                 self.case(x, vec![(pat, body)])
             }
             Type::Fun(..) | Type::Con(_) => acc,
@@ -1126,7 +1136,7 @@ impl Gen<'_> {
     }
 
     fn derive_foldmap(&self, a: &Sym) -> Vec<Decl> {
-        let clauses = if self.data.constrs.is_empty() {
+        if self.data.constrs.is_empty() {
             vec![self.clause(
                 "foldMap",
                 vec![self.wild(), self.wild()],
@@ -1143,8 +1153,7 @@ impl Gen<'_> {
                     .collect();
                 self.mappends(parts)
             })
-        };
-        clauses
+        }
     }
 
     /// `p1 <> (p2 <> ...)`, `mempty` for none.
@@ -1168,19 +1177,16 @@ impl Gen<'_> {
             Type::Var(_) => self.app(self.var("f"), vec![x]),
             Type::Bang(t, _) => self.foldmap_field(t, a, x),
             Type::List(t, _) | Type::App(_, t, _) => {
-                let y = self.fresh_name("y");
-                let inner = self.foldmap_field(t, a, self.var(&y));
-                self.call("foldMap", vec![self.lambda(vec![self.pvar(&y)], inner), x])
+                self.through("foldMap", x, |y| self.foldmap_field(t, a, y))
             }
             Type::Tuple(ts, _) => {
-                let ys: Vec<String> = ts.iter().map(|_| self.fresh_name("y")).collect();
+                let (ys, pat) = self.tuple_parts(ts);
                 let parts = ts
                     .iter()
-                    .zip(&ys)
+                    .zip(ys)
                     .filter(|(t, _)| mentions(t, a))
-                    .map(|(t, y)| self.foldmap_field(t, a, self.var(y)))
+                    .map(|(t, y)| self.foldmap_field(t, a, y))
                     .collect();
-                let pat = Pat::Tuple(ys.iter().map(|y| self.pvar(y)).collect(), self.span);
                 self.case(x, vec![(pat, self.mappends(parts))])
             }
             Type::Fun(..) | Type::Con(_) => self.lib_var("mempty"),
@@ -1188,13 +1194,13 @@ impl Gen<'_> {
     }
 
     fn derive_traverse(&self, a: &Sym) -> Vec<Decl> {
-        let clauses = if self.data.constrs.is_empty() {
+        if self.data.constrs.is_empty() {
             vec![self.clause(
                 "traverse",
                 vec![self.wild(), self.pvar("z")],
                 self.call(
                     "pure",
-                    vec![self.call("seq", vec![self.var("z"), self.call("undefined", vec![])])],
+                    vec![self.call("seq", vec![self.var("z"), self.lib_var("undefined")])],
                 ),
             )]
         } else {
@@ -1207,8 +1213,7 @@ impl Gen<'_> {
                     .collect();
                 self.applicative(Expr::Con(self.own(&c.name.name)), parts)
             })
-        };
-        clauses
+        }
     }
 
     /// `pure k <*> p1 <*> .. <*> pn`.
@@ -1228,23 +1233,20 @@ impl Gen<'_> {
             Type::Var(_) => self.app(self.var("f"), vec![x]),
             Type::Bang(t, _) => self.traverse_field(t, a, x),
             Type::List(t, _) | Type::App(_, t, _) => {
-                let y = self.fresh_name("y");
-                let inner = self.traverse_field(t, a, self.var(&y));
-                self.call("traverse", vec![self.lambda(vec![self.pvar(&y)], inner), x])
+                self.through("traverse", x, |y| self.traverse_field(t, a, y))
             }
             Type::Tuple(ts, _) => {
-                let ys: Vec<String> = ts.iter().map(|_| self.fresh_name("y")).collect();
+                let (ys, pat) = self.tuple_parts(ts);
                 let zs: Vec<String> = ts.iter().map(|_| self.fresh_name("z")).collect();
                 let parts = ts
                     .iter()
-                    .zip(&ys)
-                    .map(|(t, y)| self.traverse_field(t, a, self.var(y)))
+                    .zip(ys)
+                    .map(|(t, y)| self.traverse_field(t, a, y))
                     .collect();
                 let rebuild = self.lambda(
                     zs.iter().map(|z| self.pvar(z)).collect(),
                     Expr::Tuple(zs.iter().map(|z| self.var(z)).collect(), self.span),
                 );
-                let pat = Pat::Tuple(ys.iter().map(|y| self.pvar(y)).collect(), self.span);
                 self.case(x, vec![(pat, self.applicative(rebuild, parts))])
             }
             Type::Fun(..) | Type::Con(_) => self.call("pure", vec![x]),

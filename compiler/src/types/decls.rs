@@ -478,34 +478,25 @@ impl Tc {
             });
         }
         for d in &inst.decls {
-            let bound = match d {
-                Decl::FunClause { name, .. } => Some((name.name.clone(), name.span)),
+            // The names an instance body defines or (InstanceSigs, which the
+            // parser asks the pragma for) gives signatures to: each must be
+            // a method. A signature changes nothing else: the clauses are
+            // checked against the method's type at the instance.
+            let named: Vec<(Sym, Span)> = match d {
+                Decl::FunClause { name, .. } => vec![(name.name.clone(), name.span)],
                 Decl::PatBind { pat, span, .. } => {
                     let mut vs = Vec::new();
                     super::bind::pat_vars(pat, &mut vs);
-                    vs.into_iter().next().map(|v| (v, *span))
+                    vs.into_iter()
+                        .next()
+                        .map(|v| (v, *span))
+                        .into_iter()
+                        .collect()
                 }
-                // InstanceSigs (the parser asks for the pragma): each name
-                // must be a method; the method's own type at the instance
-                // is what the clauses are checked against.
-                Decl::Sig { names, .. } => {
-                    for n in names {
-                        if !class.methods.iter().any(|m| m.name == n.name) {
-                            self.error(Diagnostic::error(
-                                n.span,
-                                format!(
-                                    "`{}` is not a (visible) method of class `{}`",
-                                    fun_name(&n.name),
-                                    class.name.name
-                                ),
-                            ));
-                        }
-                    }
-                    None
-                }
-                _ => None,
+                Decl::Sig { names, .. } => names.iter().map(|n| (n.name.clone(), n.span)).collect(),
+                _ => Vec::new(),
             };
-            if let Some((n, sp)) = bound {
+            for (n, sp) in named {
                 if !class.methods.iter().any(|m| m.name == n) {
                     self.error(Diagnostic::error(
                         sp,

@@ -103,21 +103,20 @@ impl Pe<'_, '_> {
         // Built before the stacks change, so that a collection sees the
         // thread as it is (a raised value needs no space).
         let (strs, value) = match (parts, thrown) {
-            (Some(parts), Some(Thrown::Exit(code))) => {
-                self.ensure(t, 16)?;
-                let x = self.build_string(&parts[0], l.nil_node);
-                let list = self.build_con(CONS.0, &[x, l.nil_node]);
-                (list, self.build_int(code as i64))
-            }
-            (Some(parts), _) => {
+            (Some(parts), thrown) => {
+                // An exit's status goes with its strings, as an Int.
                 let words: usize = parts.iter().map(|s| self.string_words(s) + 3).sum();
-                self.ensure(t, words)?;
+                self.ensure(t, words + 2)?;
                 let mut list = l.nil_node;
                 for s in parts.iter().rev() {
                     let s = self.build_string(s, l.nil_node);
                     list = self.build_con(CONS.0, &[s, list]);
                 }
-                (list, l.dummy)
+                let value = match thrown {
+                    Some(Thrown::Exit(code)) => self.build_int(code as i64),
+                    _ => l.dummy,
+                };
+                (list, value)
             }
             (None, Some(Thrown::Value(p))) => (l.nil_node, p),
             (None, _) => unreachable!("only a raised value has no strings"),
