@@ -810,6 +810,9 @@ impl<'s> Desugar<'s> {
     fn instance(&mut self, i: &elab::InstanceDef) -> Expr {
         self.next = 0;
         let dvars: Vec<Var> = i.dicts.iter().map(|d| self.fresh(printed(d))).collect();
+        if i.alias {
+            return Expr::Lam(dvars.clone(), Box::new(Expr::Local(dvars[0].clone())));
+        }
         let this = self.fresh(printed(&i.this));
         let mut scope: HashMap<Sym, Var> =
             i.dicts.iter().cloned().zip(dvars.iter().cloned()).collect();

@@ -46,8 +46,19 @@
 //!   The instance is for `T a1 .. an-1`, with the class on each type
 //!   variable applied to `a` in a field (`Functor f` for a field `f a`).
 //!
+//! * Ix (Haskell 2010 report, 19.2): enumerations by constructor position,
+//!   a single constructor as the tuple of its fields.
+//! * Generic: an empty instance (gph has no generic representation); NFData
+//!   (DeriveAnyClass, or `deriving anyclass`): `rnf` of every field, what
+//!   deepseq's generic default does. Any other class under DeriveAnyClass:
+//!   an instance with the class's default methods.
+//! * Through a newtype (GeneralizedNewtypeDeriving or `deriving newtype`):
+//!   `instance C U => C (N a)`, marked so that the checker makes its
+//!   dictionary the context's own (U's, unchanged: newtypes are erased).
+//!
 //! The instance context puts the class on each type parameter that occurs in
-//! a field (`instance Show a => Show (T a)`); a phantom parameter needs none.
+//! a field (`instance Show a => Show (T a)`), and on each field part that
+//! applies a parameter (`Show (b a)`); a phantom parameter needs none.
 
 use gph_syntax::ast::*;
 use gph_syntax::lexer::Sym;
@@ -67,36 +78,67 @@ const DERIVABLE: [&str; 9] = [
     "Traversable",
 ];
 
+/// Classes whose instances are for a type constructor of kind `* -> *`:
+/// a newtype-derived instance of one drops the newtype's last parameter.
+const CONSTRUCTOR_CLASSES: [&str; 10] = [
+    "Functor",
+    "Applicative",
+    "Monad",
+    "Foldable",
+    "Traversable",
+    "Alternative",
+    "MonadPlus",
+    "MonadFail",
+    "MonadFix",
+    "MonadIO",
+];
+
 /// Generates the instances a data declaration derives.
 ///
 /// `module` is the declaring module (used to qualify the type and its
 /// constructors); `fixities` gives the declared fixity of infix constructors
-/// (absent: `infixl 9`).
+/// (absent: `infixl 9`); `extensions` the module's LANGUAGE extensions
+/// (GeneralizedNewtypeDeriving, DeriveAnyClass).
 pub fn derive_instances(
     data: &DataDecl,
     module: &str,
     fixities: &HashMap<Sym, (Assoc, u8)>,
+    extensions: &[Sym],
 ) -> (Vec<Decl>, Vec<Diagnostic>) {
+    let has = |e: &str| extensions.iter().any(|x| &**x == e);
+    let gnd = has("GeneralizedNewtypeDeriving") || has("GeneralisedNewtypeDeriving");
+    let anyclass = has("DeriveAnyClass");
     let mut decls = Vec::new();
     let mut diags = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
-    for class in &data.deriving {
-        let known = matches!(class.qual.as_deref(), None | Some("Prelude"))
-            && DERIVABLE.contains(&&*class.name);
-        if !known {
-            diags.push(
-                Diagnostic::error(
-                    class.span,
-                    format!(
-                        "cannot derive `{}`: gph derives Show, Read, Eq, Ord, Enum, Bounded, \
-                         Functor, Foldable and Traversable",
-                        class.name
-                    ),
-                )
-                .with_help("write the instance by hand"),
-            );
-            continue;
-        }
+    for Derived { class, strategy } in &data.deriving {
+        let ix = &*class.name == "Ix" && class.qual.as_deref() == Some("Data.Ix");
+        let stock = ix
+            || (matches!(class.qual.as_deref(), None | Some("Prelude"))
+                && DERIVABLE.contains(&&*class.name));
+        let g = Gen {
+            data,
+            module: Sym::from(module),
+            span: class.span,
+            fixities,
+            fresh: std::cell::Cell::new(0),
+        };
+        // GHC's choice when no strategy is written: stock for what it
+        // derives (a newtype's Eq, Ord, ... via the newtype with
+        // GeneralizedNewtypeDeriving: the same results), else newtype
+        // deriving or DeriveAnyClass when on.
+        let via_newtype = match strategy {
+            Strategy::Newtype => true,
+            // With DeriveAnyClass on too, GHC takes anyclass (and warns).
+            Strategy::Default => {
+                // Show and Read print the constructor; the other stock
+                // classes give the same through the underlying type (and
+                // Enum, Bounded work for a newtype only that way).
+                let same_either_way = matches!(&*class.name, "Eq" | "Ord" | "Enum" | "Bounded");
+                data.newtype && gnd && !anyclass && !is_nfdata(class) && (!stock || same_either_way)
+            }
+            _ => false,
+        };
         if seen.contains(&&*class.name) {
             diags.push(Diagnostic::error(
                 class.span,
@@ -105,18 +147,62 @@ pub fn derive_instances(
             continue;
         }
         seen.push(&class.name);
-        let g = Gen {
-            data,
-            module: Sym::from(module),
-            span: class.span,
-            fixities,
-            fresh: std::cell::Cell::new(0),
-        };
+        if via_newtype {
+            match g.through_newtype(class) {
+                Ok(d) => decls.push(d),
+                Err(e) => diags.push(e),
+            }
+            continue;
+        }
+        // Generic (DeriveGeneric) is stock in GHC; gph's instance is empty.
+        let any = is_generic(class)
+            || *strategy == Strategy::Anyclass
+            || (*strategy == Strategy::Default && !stock && (anyclass || is_nfdata(class)));
+        if any {
+            // NFData's generic default evaluates every field: so does the
+            // derived `rnf`; any other class gets its default methods.
+            let methods = if is_nfdata(class) {
+                g.rnf()
+            } else {
+                Vec::new()
+            };
+            decls.push(g.instance_of(class.clone(), methods));
+            continue;
+        }
+        if !stock {
+            diags.push(
+                Diagnostic::error(
+                    class.span,
+                    format!(
+                        "cannot derive `{}`: gph derives Show, Read, Eq, Ord, Enum, Bounded, Ix, \
+                         Functor, Foldable and Traversable",
+                        class.name
+                    ),
+                )
+                .with_help(if data.newtype {
+                    "write the instance by hand, or add {-# LANGUAGE GeneralizedNewtypeDeriving #-} to use the underlying type's"
+                } else {
+                    "write the instance by hand"
+                }),
+            );
+            continue;
+        }
         if matches!(&*class.name, "Functor" | "Foldable" | "Traversable") {
             match g.functorial(&class.name) {
                 Ok(d) => decls.push(d),
                 Err(e) => diags.push(e),
             }
+            continue;
+        }
+        if ix {
+            if data.constrs.len() != 1 && g.enumeration_problem().is_some() {
+                diags.push(g.cannot(
+                    "Ix",
+                    "it must be an enumeration (only nullary constructors) or have exactly one constructor",
+                ));
+                continue;
+            }
+            decls.push(g.instance_of(class.clone(), g.ix()));
             continue;
         }
         let methods = match &*class.name {
@@ -157,6 +243,14 @@ pub fn derive_instances(
     (decls, diags)
 }
 
+fn is_nfdata(class: &QName) -> bool {
+    &*class.name == "NFData" && class.qual.as_deref() == Some("Gph.Prim")
+}
+
+fn is_generic(class: &QName) -> bool {
+    &*class.name == "Generic" && class.qual.as_deref() == Some("GHC.Generics")
+}
+
 /// Type variables occurring in a type, in order of first occurrence.
 fn type_vars(t: &Type, out: &mut Vec<Sym>) {
     gph_syntax::stack::guard();
@@ -173,6 +267,54 @@ fn type_vars(t: &Type, out: &mut Vec<Sym>) {
         }
         Type::List(t, _) | Type::Bang(t, _) => type_vars(t, out),
         Type::Tuple(ts, _) => ts.iter().for_each(|t| type_vars(t, out)),
+    }
+}
+
+/// The parts of a field's type a derived instance's context constrains:
+/// type variables, and applications of a type variable (kept whole, with
+/// a printed key to tell them apart). Under a type constructor, its
+/// arguments are constrained (`Show [a]` needs `Show a`).
+fn constrained(t: &Type, vars: &mut Vec<Sym>, applied: &mut Vec<(String, Type)>) {
+    gph_syntax::stack::guard();
+    let mut head = t;
+    while let Type::App(f, _, _) = head {
+        head = f;
+    }
+    match t {
+        Type::App(..) if matches!(head, Type::Var(_)) => {
+            let key = type_key(t);
+            if !applied.iter().any(|(k, _)| *k == key) {
+                applied.push((key, t.clone()));
+            }
+        }
+        Type::Var(v) => {
+            if !vars.contains(&v.name) {
+                vars.push(v.name.clone());
+            }
+        }
+        Type::Con(_) => {}
+        Type::App(a, b, _) | Type::Fun(a, b, _) => {
+            constrained(a, vars, applied);
+            constrained(b, vars, applied);
+        }
+        Type::List(t, _) | Type::Bang(t, _) => constrained(t, vars, applied),
+        Type::Tuple(ts, _) => ts.iter().for_each(|t| constrained(t, vars, applied)),
+    }
+}
+
+/// A type as text, to compare types regardless of where they are written.
+fn type_key(t: &Type) -> String {
+    match t {
+        Type::Var(v) => v.name.to_string(),
+        Type::Con(q) => q.to_string(),
+        Type::App(a, b, _) => format!("({} {})", type_key(a), type_key(b)),
+        Type::Fun(a, b, _) => format!("({} -> {})", type_key(a), type_key(b)),
+        Type::List(t, _) => format!("[{}]", type_key(t)),
+        Type::Bang(t, _) => type_key(t),
+        Type::Tuple(ts, _) => format!(
+            "({})",
+            ts.iter().map(type_key).collect::<Vec<_>>().join(",")
+        ),
     }
 }
 
@@ -343,30 +485,265 @@ impl Gen<'_> {
     }
 
     fn instance(&self, class: &str, decls: Vec<Decl>) -> Decl {
+        self.instance_of(self.lib(class), decls)
+    }
+
+    /// An instance of `class` (a resolved name) for the type, the class on
+    /// each parameter a field mentions; `Generic` needs none.
+    fn instance_of(&self, class: QName, decls: Vec<Decl>) -> Decl {
         let mut vars = Vec::new();
+        let mut applied = Vec::new();
         for c in &self.data.constrs {
             for f in &c.fields {
-                type_vars(&f.ty, &mut vars);
+                constrained(&f.ty, &mut vars, &mut applied);
             }
         }
-        let context = self
+        // The class on each parameter a field mentions, and on each field
+        // part that applies a parameter (`Show (b a)` for a field `b a`,
+        // as GHC infers).
+        let mut context: Vec<Pred> = self
             .data
             .params
             .iter()
             .filter(|p| vars.contains(&p.name))
-            .map(|p| Pred {
-                class: self.lib(class),
-                ty: Type::Var(p.clone()),
+            .map(|p| Type::Var(p.clone()))
+            .chain(applied.into_iter().map(|(_, t)| t))
+            .map(|ty| Pred {
+                class: class.clone(),
+                ty,
                 span: self.span,
             })
             .collect();
+        if is_generic(&class) {
+            context.clear();
+        }
         Decl::Instance(InstanceDecl {
             context,
-            class: self.lib(class),
+            class,
             ty: self.head_type(),
             decls,
             span: self.span,
+            newtype_derived: false,
         })
+    }
+
+    /// `rnf (C x1 .. xn) = rnf x1 `seq` .. `seq` rnf xn `seq` ()`: every
+    /// field to normal form, as NFData's generic default.
+    fn rnf(&self) -> Vec<Decl> {
+        let unit = Expr::Con(QName::unqual(Sym::from("()"), self.span));
+        let nfdata = |name: &str| QName {
+            qual: Some(Sym::from("Gph.Prim")),
+            name: Sym::from(name),
+            span: self.span,
+        };
+        self.data
+            .constrs
+            .iter()
+            .map(|c| {
+                let body = self
+                    .vars(c, "a")
+                    .into_iter()
+                    .rev()
+                    .fold(unit.clone(), |acc, x| {
+                        let forced = self.app(Expr::Var(nfdata("rnf")), vec![x]);
+                        self.bin("seq", forced, acc)
+                    });
+                self.clause("rnf", vec![self.con_pat(c, "a")], body)
+            })
+            .collect()
+    }
+
+    /// GeneralizedNewtypeDeriving: `instance C U => C (N a ..)` whose
+    /// dictionary is the one for `C U`, U the newtype's field (newtypes are
+    /// erased, so it is the same record of methods). For a class over
+    /// type constructors the last parameter is dropped from both.
+    fn through_newtype(&self, class: &QName) -> Result<Decl, Diagnostic> {
+        let field = match &self.data.constrs[..] {
+            [c] if self.data.newtype => &c.fields[0].ty,
+            _ => {
+                return Err(self.cannot(
+                    &class.name,
+                    "only a newtype derives an instance through its underlying type",
+                ))
+            }
+        };
+        let (params, under) = if CONSTRUCTOR_CLASSES.contains(&&*class.name) {
+            let Some((last, rest)) = self.data.params.split_last() else {
+                return Err(self.cannot(&class.name, "it has no type parameter to drop"));
+            };
+            match field {
+                Type::App(f, a, _)
+                    if matches!(&**a, Type::Var(v) if v.name == last.name)
+                        && !mentions(f, &last.name) =>
+                {
+                    (rest, (**f).clone())
+                }
+                _ => {
+                    return Err(self.cannot(
+                        &class.name,
+                        "its field must be a type applied to the last parameter, as in `newtype N m a = N (m a)`",
+                    ))
+                }
+            }
+        } else {
+            (&self.data.params[..], field.clone())
+        };
+        let head = params
+            .iter()
+            .fold(Type::Con(self.own(&self.data.name.name)), |t, p| {
+                Type::App(Box::new(t), Box::new(Type::Var(p.clone())), self.span)
+            });
+        Ok(Decl::Instance(InstanceDecl {
+            context: vec![Pred {
+                class: class.clone(),
+                ty: under,
+                span: self.span,
+            }],
+            class: class.clone(),
+            ty: head,
+            decls: Vec::new(),
+            span: self.span,
+            newtype_derived: true,
+        }))
+    }
+
+    /// `tag :: M.T a.. -> Int`, the constructor's position.
+    fn tag_decls(&self) -> Vec<Decl> {
+        let mut wheres = vec![Decl::Sig {
+            names: vec![self.ident("tag")],
+            ty: QualType {
+                forall: vec![],
+                context: vec![],
+                ty: Type::Fun(
+                    Box::new(self.head_type()),
+                    Box::new(Type::Con(self.lib("Int"))),
+                    self.span,
+                ),
+                span: self.span,
+            },
+            span: self.span,
+        }];
+        for (k, c) in self.data.constrs.iter().enumerate() {
+            wheres.push(self.clause("tag", vec![self.con_wild(c)], self.int(k)));
+        }
+        wheres
+    }
+
+    /// Ix (Haskell 2010 report, section 19.2): an enumeration by
+    /// constructor position; a single constructor as the tuple of its
+    /// fields (the last varying fastest). `index` is the class's default
+    /// (GHC's "Error in array index" outside the range).
+    fn ix(&self) -> Vec<Decl> {
+        let ix = |name: &str| {
+            Expr::Var(QName {
+                qual: Some(Sym::from("Data.Ix")),
+                name: Sym::from(name),
+                span: self.span,
+            })
+        };
+        let pair = |a: Expr, b: Expr| Expr::Tuple(vec![a, b], self.span);
+        let ppair = |a: Pat, b: Pat| Pat::Tuple(vec![a, b], self.span);
+        let with_tag = |name: &str, args: Vec<Pat>, body: Expr| Decl::FunClause {
+            name: self.ident(name),
+            args,
+            rhs: Rhs {
+                body: RhsBody::Plain(body),
+                wheres: self.tag_decls(),
+                span: self.span,
+            },
+            span: self.span,
+        };
+        let tag = |v: &str| self.app(self.var("tag"), vec![self.var(v)]);
+        if self.enumeration_problem().is_none() {
+            let all = Expr::List(
+                self.data
+                    .constrs
+                    .iter()
+                    .map(|c| Expr::Con(self.own(&c.name.name)))
+                    .collect(),
+                self.span,
+            );
+            let within = self.lambda(
+                vec![self.pvar("c")],
+                self.app(
+                    ix("inRange"),
+                    vec![pair(self.var("a"), self.var("b")), self.var("c")],
+                ),
+            );
+            return vec![
+                self.clause(
+                    "range",
+                    vec![ppair(self.pvar("a"), self.pvar("b"))],
+                    self.call("filter", vec![within, all]),
+                ),
+                with_tag(
+                    "unsafeIndex",
+                    vec![ppair(self.pvar("a"), self.wild()), self.pvar("c")],
+                    self.bin("-", tag("c"), tag("a")),
+                ),
+                with_tag(
+                    "inRange",
+                    vec![ppair(self.pvar("a"), self.pvar("b")), self.pvar("c")],
+                    self.bin(
+                        "&&",
+                        self.bin(">=", tag("c"), tag("a")),
+                        self.bin("<=", tag("c"), tag("b")),
+                    ),
+                ),
+            ];
+        }
+        let c = &self.data.constrs[0];
+        let (ls, us, is) = (self.vars(c, "l"), self.vars(c, "u"), self.vars(c, "i"));
+        let bounds = ppair(self.con_pat(c, "l"), self.con_pat(c, "u"));
+        let part = |f: &str, k: usize| {
+            self.app(
+                ix(f),
+                vec![pair(ls[k].clone(), us[k].clone()), is[k].clone()],
+            )
+        };
+        let n = c.fields.len();
+        let range = Expr::Comprehension(
+            Box::new(self.app(Expr::Con(self.own(&c.name.name)), is.clone())),
+            (0..n)
+                .map(|k| {
+                    Stmt::Bind(
+                        self.pvar(&format!("i{}", k + 1)),
+                        self.app(ix("range"), vec![pair(ls[k].clone(), us[k].clone())]),
+                        self.span,
+                    )
+                })
+                .collect(),
+            self.span,
+        );
+        let mut index = if n == 0 {
+            self.int(0)
+        } else {
+            part("unsafeIndex", 0)
+        };
+        for k in 1..n {
+            let size = self.app(
+                ix("unsafeRangeSize"),
+                vec![pair(ls[k].clone(), us[k].clone())],
+            );
+            index = self.bin("+", self.bin("*", index, size), part("unsafeIndex", k));
+        }
+        let mut within = self.lib_con("True");
+        for k in (0..n).rev() {
+            within = if k == n - 1 {
+                part("inRange", k)
+            } else {
+                self.bin("&&", part("inRange", k), within)
+            };
+        }
+        vec![
+            self.clause("range", vec![bounds.clone()], range),
+            self.clause(
+                "unsafeIndex",
+                vec![bounds.clone(), self.con_pat(c, "i")],
+                index,
+            ),
+            self.clause("inRange", vec![bounds, self.con_pat(c, "i")], within),
+        ]
     }
 
     /// `M.T a b`
@@ -736,26 +1113,11 @@ impl Gen<'_> {
             })
             .collect();
         let body = self.case(self.var("a"), alts);
-        let mut wheres = Vec::new();
-        if uses_tag {
-            // tag :: M.T a.. -> Int, the constructor's position.
-            wheres.push(Decl::Sig {
-                names: vec![self.ident("tag")],
-                ty: QualType {
-                    context: vec![],
-                    ty: Type::Fun(
-                        Box::new(self.head_type()),
-                        Box::new(Type::Con(self.lib("Int"))),
-                        self.span,
-                    ),
-                    span: self.span,
-                },
-                span: self.span,
-            });
-            for (k, c) in self.data.constrs.iter().enumerate() {
-                wheres.push(self.clause("tag", vec![self.con_wild(c)], self.int(k)));
-            }
-        }
+        let wheres = if uses_tag {
+            self.tag_decls()
+        } else {
+            Vec::new()
+        };
         Decl::FunClause {
             name: self.ident(Self::ord_method(op)),
             args: vec![self.pvar("a"), self.pvar("b")],
@@ -964,6 +1326,7 @@ impl Gen<'_> {
             ty: head,
             decls,
             span: self.span,
+            newtype_derived: false,
         }))
     }
 
@@ -1280,7 +1643,7 @@ mod tests {
         let mut errors = Vec::new();
         for d in &m.decls {
             if let Decl::Data(dd) = d {
-                let (ds, diags) = derive_instances(dd, "Main", &fixities);
+                let (ds, diags) = derive_instances(dd, "Main", &fixities, &[]);
                 out.extend(ds);
                 errors.extend(diags.into_iter().map(|d| d.message));
             }
@@ -1420,7 +1783,7 @@ instance Prelude.Bounded Main.Color where
             vec![
                 "can't derive Enum for a type with a non-nullary constructor",
                 "can't derive Bounded for `T`: it must be an enumeration (only nullary constructors) or have exactly one constructor",
-                "cannot derive `Generic`: gph derives Show, Read, Eq, Ord, Enum, Bounded, Functor, Foldable and Traversable",
+                "cannot derive `Generic`: gph derives Show, Read, Eq, Ord, Enum, Bounded, Ix, Functor, Foldable and Traversable",
                 "`Show` is derived twice for `T`",
                 "can't derive Functor for `U`: its last parameter `a` occurs in a function type",
                 "can't derive Foldable for `U`: its last parameter `a` occurs in a function type",

@@ -147,7 +147,7 @@ pub fn pat_vars(p: &ast::Pat, out: &mut Vec<Sym>) {
             ps.iter().for_each(|p| pat_vars(p, out))
         }
         P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => pat_vars(p, out),
-        P::Record(_, fs, _) => fs.iter().for_each(|(_, p)| pat_vars(p, out)),
+        P::Record(_, fs, _, _) => fs.iter().for_each(|(_, p)| pat_vars(p, out)),
         P::OpChain(items, _) => {
             for it in items {
                 if let ast::ChainItem::Operand(p) = it {
@@ -240,7 +240,7 @@ impl Refs<'_> {
                 self.name(op);
                 self.expr(e)
             }
-            E::Record(e, fs, _) => {
+            E::Record(e, fs, _, _) => {
                 self.expr(e);
                 fs.iter().for_each(|(_, e)| self.expr(e))
             }
@@ -345,10 +345,12 @@ impl Tc {
             return Vec::new();
         }
         let mut sigs: HashMap<Sym, (Scheme, Span)> = HashMap::new();
+        let mut scoped: HashMap<Sym, Vec<Sym>> = HashMap::new();
         for (name, qt, span) in sig_list {
             if let Some(s) = self.convert_sig(qt) {
                 self.check_sig_ambiguity(&s, &name.name, qt);
                 sigs.insert(name.name.clone(), (s, span));
+                scoped.insert(name.name.clone(), self.scoped_by(qt));
             }
         }
         // Signed functions are known before anything is inferred.
@@ -407,9 +409,10 @@ impl Tc {
                     if let Some((s, sig_span)) = sigs.get(name).cloned() {
                         let n = self.bind_name(top, name);
                         let owner = Some((name.clone(), sig_span));
-                        let (dicts, cls) = self.check_against_scheme(&s, owner, &[], |tc, ty| {
-                            tc.tc_clauses(name, clauses, ty)
-                        });
+                        let (dicts, cls) =
+                            self.check_against_scheme(&s, owner, &[], &scoped[name], |tc, ty| {
+                                tc.tc_clauses(name, clauses, ty)
+                            });
                         out.push(elab::Binding::Fun {
                             name: n,
                             dicts,
@@ -598,6 +601,7 @@ impl Tc {
         s: &Scheme,
         owner: Option<(Sym, Span)>,
         extra: &[Given],
+        scoped: &[Sym],
         body: impl FnOnce(&mut Tc, &Type) -> T,
     ) -> (Vec<Sym>, T) {
         let diag_mark = self.diags.len();
@@ -624,7 +628,16 @@ impl Tc {
         let saved = std::mem::take(&mut self.wanted);
         let eq_start = self.deferred_eqs.len();
         let old_group = self.enter_group();
+        // The scheme's variables named in `scoped` (ScopedTypeVariables)
+        // stand for its rigid variables in the body's signatures.
+        let scope_mark = self.locals.len();
+        for (v, sk) in s.vars.iter().zip(&sks) {
+            if let Some(v) = v.as_ref().filter(|v| scoped.contains(v)) {
+                self.bind_type_variable(v, sk.clone());
+            }
+        }
         let r = body(self, &ty);
+        self.locals.truncate(scope_mark);
         self.cur_group = old_group;
         self.table.level = outer;
         self.settle_deferred(eq_start, outer);

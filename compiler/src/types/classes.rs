@@ -95,7 +95,7 @@ impl Tc {
 
     /// One-way matching of an instance head (with `Gen` variables) against
     /// a type.
-    fn match_ty(&mut self, pat: &Type, t: &Type, sub: &mut Vec<Option<Type>>) -> bool {
+    pub fn match_ty(&mut self, pat: &Type, t: &Type, sub: &mut Vec<Option<Type>>) -> bool {
         gph_syntax::stack::guard();
         match pat.ty() {
             Ty::Gen(i) => {
@@ -135,29 +135,100 @@ impl Tc {
 
     /// The instance of `class` whose head matches `t`, with the types of
     /// the instance's variables.
+    /// Of several that match (FlexibleInstances), the most specific; none
+    /// while a more specific one might still match once `t`'s unknowns
+    /// are known (`could_match_instance` then says to wait).
     pub fn find_instance(&mut self, class: ClassId, t: &Type) -> Option<(InstInfo, Vec<Type>)> {
+        let mut best: Option<(InstInfo, Vec<Type>, usize)> = None;
+        // The size of the most specific instance that might yet match
+        // (only while `t` has unknowns).
+        let mut waiting: Option<usize> = None;
+        let unknowns = self.has_unknowns(t);
+        for i in self.instance_candidates(class, t) {
+            let info = self.env.instances[i].clone();
+            let mut sub = vec![None; info.vars.len()];
+            let size = type_size(&info.head);
+            if self.match_ty(&info.head, t, &mut sub) {
+                if best.as_ref().is_none_or(|b| size > b.2) {
+                    let args = sub
+                        .into_iter()
+                        .map(|x| x.unwrap_or_else(Type::error))
+                        .collect();
+                    best = Some((info, args, size));
+                }
+            } else if unknowns && self.could_match(&info.head, t) {
+                waiting = waiting.max(Some(size));
+            }
+        }
+        best.filter(|b| waiting.is_none_or(|w| b.2 > w))
+            .map(|(info, args, _)| (info, args))
+    }
+
+    /// The instances of `class` that might apply to `t`: those under its
+    /// head constructor and those for every type.
+    fn instance_candidates(&mut self, class: ClassId, t: &Type) -> Vec<usize> {
         let (h, _) = self.table.spine(t);
         let mut cands = Vec::new();
         if let Ty::Con(c) = h.ty() {
-            if let Some(&i) = self.env.inst_index.get(&(class, Some(*c))) {
-                cands.push(i);
-            }
-        }
-        if let Some(&i) = self.env.inst_index.get(&(class, None)) {
-            cands.push(i);
-        }
-        for i in cands {
-            let info = self.env.instances[i].clone();
-            let mut sub = vec![None; info.vars.len()];
-            if self.match_ty(&info.head, t, &mut sub) {
-                let args = sub
+            cands.extend(
+                self.env
+                    .inst_index
+                    .get(&(class, Some(*c)))
                     .into_iter()
-                    .map(|x| x.unwrap_or_else(Type::error))
-                    .collect();
-                return Some((info, args));
-            }
+                    .flatten(),
+            );
         }
-        None
+        cands.extend(
+            self.env
+                .inst_index
+                .get(&(class, None))
+                .into_iter()
+                .flatten(),
+        );
+        cands
+    }
+
+    /// Whether an instance of `class` could match `t` once the unknowns in
+    /// `t` are known (so a missing match is not yet an error).
+    pub fn could_match_instance(&mut self, class: ClassId, t: &Type) -> bool {
+        if !self.has_unknowns(t) {
+            return false;
+        }
+        self.instance_candidates(class, t).into_iter().any(|i| {
+            let head = self.env.instances[i].head.clone();
+            self.could_match(&head, t)
+        })
+    }
+
+    fn has_unknowns(&mut self, t: &Type) -> bool {
+        let mut vs = Vec::new();
+        self.table.free_vars(t, &mut vs);
+        !vs.is_empty()
+    }
+
+    /// Matching where an unknown in `t` matches anything.
+    fn could_match(&mut self, pat: &Type, t: &Type) -> bool {
+        gph_syntax::stack::guard();
+        let th = self.table.head(t);
+        if matches!(th.ty(), Ty::Var(_)) {
+            return true;
+        }
+        match pat.ty() {
+            Ty::Gen(_) => true,
+            Ty::Syn(_, _, e) => {
+                let e = e.clone();
+                self.could_match(&e, t)
+            }
+            Ty::Con(c) => matches!(th.ty(), Ty::Con(c2) if c2 == c),
+            Ty::App(pf, pa) => match th.ty() {
+                Ty::App(tf, ta) => {
+                    let (pf, pa, tf, ta) = (pf.clone(), pa.clone(), tf.clone(), ta.clone());
+                    self.could_match(&pf, &tf) && self.could_match(&pa, &ta)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// Whether `C t` holds by instances alone (for defaulting).
@@ -199,6 +270,19 @@ impl Tc {
         while let Some(w) = work.pop() {
             steps += 1;
             if steps > 200_000 {
+                if steps == 200_001 {
+                    let shown = self.show_pred(w.class, &w.ty);
+                    self.error(
+                        Diagnostic::error(
+                            w.origin.span,
+                            format!("solving `{shown}` does not end: its instances' contexts grow without bound"),
+                        )
+                        .with_help(
+                            "an instance context no smaller than the instance head (GHC's \
+                             UndecidableInstances) can make the search go on for ever",
+                        ),
+                    );
+                }
                 self.fill(w.hole, error_dict());
                 continue;
             }
@@ -251,7 +335,7 @@ impl Tc {
                     }
                     self.fill(w.hole, Dict::Typeable(name, dicts));
                 }
-                None if known_head => {
+                None if known_head && !self.could_match_instance(w.class, &t) => {
                     if !quiet {
                         self.no_instance(&w, None);
                     }
@@ -595,5 +679,16 @@ impl Tc {
             }
         }
         out
+    }
+}
+
+/// The number of type constructors in an instance head: of two heads
+/// that both match, the larger is the more specific (`[Char]` over `[a]`).
+fn type_size(t: &Type) -> usize {
+    match t.ty() {
+        Ty::App(f, a) => type_size(f) + type_size(a),
+        Ty::Syn(_, _, e) => type_size(e),
+        Ty::Gen(_) => 0,
+        _ => 1,
     }
 }

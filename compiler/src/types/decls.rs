@@ -37,6 +37,9 @@ impl Tc {
     /// Checks a module and returns its elaboration.
     pub fn check_module(&mut self, m: &ast::Module) -> elab::Module {
         self.module = Tc::module_name(m);
+        let has = |name: &str| m.extensions.iter().any(|e| &**e == name);
+        self.scoped_type_variables = has("ScopedTypeVariables");
+        self.flexible_instances = has("FlexibleInstances") || has("TypeSynonymInstances");
         self.table.level = 1;
         self.declare_types(&m.decls);
         self.defaults = None;
@@ -160,7 +163,20 @@ impl Tc {
             ));
             return None;
         };
-        if !instance_head_ok(&inst.ty, self) {
+        let head_ok = if self.flexible_instances {
+            flexible_head_ok(&inst.ty)
+        } else {
+            instance_head_ok(&inst.ty, self)
+        };
+        if !head_ok {
+            let help = if self.flexible_instances {
+                "an instance head must be a type constructor applied to types, as in \
+                 `instance Show (Tree Int)`"
+            } else {
+                "an instance head must be a type constructor (not a synonym) applied to distinct type variables, \
+                 as in `instance Show (Tree a)`; add {-# LANGUAGE FlexibleInstances #-} for \
+                 heads like `Tree Int` or `String`"
+            };
             self.error(
                 Diagnostic::error(
                     inst.ty.span(),
@@ -170,12 +186,13 @@ impl Tc {
                         super::kinds::show_ast_type_prec(&inst.ty, 2)
                     ),
                 )
-                .with_help(
-                    "an instance head must be a type constructor (not a synonym) applied to distinct type variables, \
-                     as in `instance Show (Tree a)`",
-                ),
+                .with_help(help),
             );
-            return None;
+            // A head FlexibleInstances would take is kept, so that its uses
+            // are not reported too.
+            if !flexible_head_ok(&inst.ty) {
+                return None;
+            }
         }
         let (scheme, k) = self.convert_open(&inst.ty, &inst.context)?;
         let ck = self.env.class(c).kind.clone();
@@ -210,10 +227,31 @@ impl Tc {
             })
         };
         let class_name = self.env.class(c).name.name.clone();
-        let dup = self.env.inst_index.get(&(c, key)).copied();
+        // Two heads that are the same up to their variables' names are
+        // duplicates; an instance for every type overlaps all others.
+        // Under one constructor, different heads may overlap: the most
+        // specific one that matches is used.
+        let same_key = self
+            .env
+            .inst_index
+            .get(&(c, key))
+            .cloned()
+            .unwrap_or_default();
+        let n_vars = scheme.vars.len();
+        let dup = same_key.into_iter().find(|&i| {
+            let other = self.env.instances[i].clone();
+            let mut s1 = vec![None; other.vars.len()];
+            let mut s2 = vec![None; n_vars];
+            self.match_ty(&other.head, &scheme.ty, &mut s1)
+                && self.match_ty(&scheme.ty, &other.head, &mut s2)
+        });
         let overlap = match key {
             None => self.env.instances.iter().position(|o| o.class == c),
-            Some(_) => self.env.inst_index.get(&(c, None)).copied(),
+            Some(_) => self
+                .env
+                .inst_index
+                .get(&(c, None))
+                .and_then(|v| v.first().copied()),
         };
         let clash = dup.or(overlap);
         if let Some(i) = clash {
@@ -269,7 +307,7 @@ impl Tc {
         let id = self.env.instances.len();
         self.dfun_names.insert(info.dfun.clone());
         self.env.instances.push(info);
-        self.env.inst_index.insert((c, key), id);
+        self.env.inst_index.entry((c, key)).or_default().push(id);
         Some(id)
     }
 
@@ -309,7 +347,13 @@ impl Tc {
             let clauses = Tc::clauses_for(&cd.decls, &m.name);
             let span = clauses.first().map_or(cd.span, |c| c.span);
             let owner = Some((m.name.clone(), span));
-            let (dicts, cls) = self.check_against_scheme(&s, owner, &[], |tc, ty| {
+            // ScopedTypeVariables: the class variable (the scheme's first)
+            // scopes over a default method's body.
+            let scoped: Vec<Sym> = match s.vars.first() {
+                Some(Some(v)) if self.scoped_type_variables => vec![v.clone()],
+                _ => Vec::new(),
+            };
+            let (dicts, cls) = self.check_against_scheme(&s, owner, &[], &scoped, |tc, ty| {
                 tc.tc_clauses(&m.name, &clauses, ty)
             });
             out.push(elab::Binding::Fun {
@@ -356,6 +400,20 @@ impl Tc {
     fn check_instance(&mut self, id: usize, inst: &ast::InstanceDecl) -> elab::InstanceDef {
         let info = self.env.instances[id].clone();
         let class = self.env.class(info.class).clone();
+        if inst.newtype_derived {
+            // The context's one dictionary is this one (the derived
+            // instance's context is the class at the underlying type).
+            let d = self.fresh_name("dnewtype");
+            return elab::InstanceDef {
+                dfun: info.dfun,
+                class: class.name,
+                dicts: vec![d.clone()],
+                this: d,
+                supers: Vec::new(),
+                methods: Vec::new(),
+                alias: true,
+            };
+        }
         let saved = std::mem::take(&mut self.wanted);
         let eq_start = self.deferred_eqs.len();
         let diag_mark = self.diags.len();
@@ -370,6 +428,13 @@ impl Tc {
             })
             .collect();
         let head = subst_gen(&info.head, &sks);
+        // ScopedTypeVariables: the head's variables scope over the methods.
+        let scope_mark = self.locals.len();
+        if self.scoped_type_variables {
+            for (v, sk) in info.vars.iter().zip(&sks) {
+                self.bind_type_variable(v, sk.clone());
+            }
+        }
         let mut givens: Vec<Given> = Vec::new();
         let mut dicts = Vec::new();
         for p in &info.context {
@@ -429,7 +494,7 @@ impl Tc {
             if !clauses.is_empty() {
                 let owner = Some((m.name.clone(), span));
                 let (mdicts, cls) =
-                    self.check_against_scheme(&ms, owner, &method_givens, |tc, ty| {
+                    self.check_against_scheme(&ms, owner, &method_givens, &[], |tc, ty| {
                         tc.tc_clauses(&m.name, &clauses, ty)
                     });
                 methods.push(elab::Binding::Fun {
@@ -509,6 +574,7 @@ impl Tc {
                 }
             }
         }
+        self.locals.truncate(scope_mark);
         self.table.level = outer;
         self.settle_deferred(eq_start, outer);
         let ws = std::mem::take(&mut self.wanted);
@@ -529,6 +595,7 @@ impl Tc {
             this,
             supers,
             methods,
+            alias: false,
         }
     }
 
@@ -610,6 +677,12 @@ impl Tc {
 /// Haskell 2010's form of an instance head: `T a1 ... an` with distinct
 /// variables and `T` not a synonym (also `[a]`, `(a, b)`, `a -> b`). A bare
 /// variable is accepted too, for Eden's `instance Trans a`.
+/// FlexibleInstances: any type (a type variable: an instance for every
+/// type).
+fn flexible_head_ok(t: &ast::Type) -> bool {
+    !matches!(t, ast::Type::Bang(..))
+}
+
 fn instance_head_ok(t: &ast::Type, tc: &Tc) -> bool {
     fn distinct(vs: &[&ast::Type]) -> bool {
         let mut seen: Vec<&Sym> = Vec::new();

@@ -75,6 +75,10 @@ pub struct InstanceDef {
     /// instance does not define is the default method applied to `this`, or
     /// `NoMethod`.
     pub methods: Vec<Binding>,
+    /// The dictionary is the one parameter itself (an instance derived
+    /// through a newtype: the underlying type's dictionary, as newtypes
+    /// are erased); `supers` and `methods` are empty.
+    pub alias: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -92,7 +92,10 @@ pub struct Env {
     pub classes: Vec<ClassInfo>,
     pub class_names: HashMap<Global, ClassId>,
     pub instances: Vec<InstInfo>,
-    pub inst_index: HashMap<InstKey, usize>,
+    /// The instances under each key: one in Haskell 2010, several with
+    /// FlexibleInstances (`C (Maybe Int)`, `C (Maybe Bool)`, `C [Char]`
+    /// beside `C [a]`), the most specific that matches chosen.
+    pub inst_index: HashMap<InstKey, Vec<usize>>,
     pub values: HashMap<Global, ValueInfo>,
     /// Methods: global name to (class, index among its methods).
     pub methods: HashMap<Global, (ClassId, usize)>,

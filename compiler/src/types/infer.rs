@@ -97,7 +97,7 @@ impl Tc {
             E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) | E::Bang(_, span) => {
                 self.bad_expr(*span, "pattern syntax in an expression")
             }
-            E::Record(_, _, span) => self.bad_expr(*span, "records are not supported yet"),
+            E::Record(_, _, _, span) => self.bad_expr(*span, "records are not supported yet"),
             E::OpChain(_, span) => {
                 self.bad_expr(*span, "internal error: unresolved operator chain")
             }
@@ -700,10 +700,13 @@ impl Tc {
         // scheme like a binding with a signature, then use it at an instance.
         let name = self.fresh_name("ann");
         let owner = Sym::from("the annotation");
-        let (dicts, body) =
-            self.check_against_scheme(&scheme, Some((owner, qt.span)), &[], |tc, ty| {
-                tc.check(inner, ty, &Ctx::Annotation)
-            });
+        let (dicts, body) = self.check_against_scheme(
+            &scheme,
+            Some((owner, qt.span)),
+            &[],
+            &self.scoped_by(qt),
+            |tc, ty| tc.check(inner, ty, &Ctx::Annotation),
+        );
         let binding = elab::Binding::Fun {
             name: Name::Local(name.clone()),
             dicts,
@@ -1033,12 +1036,20 @@ impl Tc {
             P::Paren(inner, _) => self.check_pat(inner, exp, binds),
             P::Typed(inner, qt, _) => {
                 if let Some(s) = self.convert_sig(qt) {
-                    let (t, _) = self.instantiate(&s);
+                    // A pattern signature's new variables name the types
+                    // they meet, for what the pattern's binders scope over.
+                    let args: Vec<Type> = s.vars.iter().map(|_| self.table.fresh()).collect();
+                    for (v, t) in s.vars.iter().zip(&args) {
+                        if let Some(v) = v {
+                            self.bind_type_variable(v, t.clone());
+                        }
+                    }
+                    let t = subst_gen(&s.ty, &args);
                     self.expect(exp, &t, qt.span, &Ctx::Pattern);
                 }
                 self.check_pat(inner, exp, binds)
             }
-            P::Record(_, _, span) => {
+            P::Record(_, _, _, span) => {
                 self.error(Diagnostic::error(
                     *span,
                     "record patterns are not supported yet",

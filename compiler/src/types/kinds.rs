@@ -454,7 +454,23 @@ impl Tc {
         if !ok {
             return None;
         }
-        let vars = Tc::gen_vars(&scope);
+        // A variable in scope (ScopedTypeVariables) is that type, unless
+        // the signature's own `forall` binds the name afresh; the others
+        // are the signature's to quantify.
+        let mut vars = HashMap::new();
+        let mut bound = Vec::new();
+        for (n, _) in scope {
+            let fresh = qt.forall.iter().any(|v| v.name == n);
+            match self.scoped_type_variable(&n).filter(|_| !fresh) {
+                Some(t) => {
+                    vars.insert(n, t);
+                }
+                None => {
+                    vars.insert(n.clone(), Type::gen(bound.len() as u32));
+                    bound.push(Some(n));
+                }
+            }
+        }
         let ty = self.to_type(&qt.ty, &vars);
         let preds = qt
             .context
@@ -466,7 +482,7 @@ impl Tc {
             })
             .collect();
         Some(Scheme {
-            vars: scope.into_iter().map(|(n, _)| Some(n)).collect(),
+            vars: bound,
             preds,
             ty,
         })
@@ -479,20 +495,9 @@ impl Tc {
         let k = self.kind_of(t, &mut scope, true)?;
         let mut preds = Vec::new();
         let mut ok = true;
+        // A constraint may be on any type over the head's variables
+        // (`Show (f a) => Show (Wrap f a)`, as GHC 9.0 accepts).
         for p in context {
-            if !matches!(p.ty, ast::Type::Var(_)) {
-                self.error(
-                    Diagnostic::error(
-                        p.span,
-                        "an instance context may only constrain type variables",
-                    )
-                    .with_help(
-                        "write constraints like `Show a` on the variables of the instance head",
-                    ),
-                );
-                ok = false;
-                continue;
-            }
             let before = scope.len();
             match self.check_pred_kind(p, &mut scope, true) {
                 Some(c) => preds.push((c, &p.ty)),

@@ -132,6 +132,13 @@ pub struct Tc {
     /// constraints arising from there on are defaulted by GHCi's extended
     /// rules.
     pub interactive_from: Option<u32>,
+    /// Whether the module being checked has ScopedTypeVariables: then a
+    /// signature's explicit `forall` variables, an instance head's and a
+    /// class's variables scope over the bodies they govern.
+    pub scoped_type_variables: bool,
+    /// Whether it has FlexibleInstances (or TypeSynonymInstances): instance
+    /// heads beyond `T a b` with distinct variables.
+    pub flexible_instances: bool,
 }
 
 impl Tc {
@@ -155,6 +162,8 @@ impl Tc {
             next_group: 1,
             dfun_names: Default::default(),
             interactive_from: None,
+            scoped_type_variables: false,
+            flexible_instances: false,
             deferred_eqs: Vec::new(),
         };
         tc.init_builtins();
@@ -388,6 +397,32 @@ impl Tc {
                 module: Sym::from(""),
                 name: q.name.clone(),
             },
+        }
+    }
+
+    /// Brings a type variable into scope for the signatures, annotations
+    /// and pattern signatures that follow, until `locals` is cut back to
+    /// before it: it lives in `locals` under a name no value has (`'a`),
+    /// so it is scoped exactly as the variables bound beside it.
+    pub fn bind_type_variable(&mut self, name: &Sym, t: Type) {
+        let key = Sym::from(format!("'{name}"));
+        self.locals.push((key, ValueInfo::Poly(Scheme::mono(t))));
+    }
+
+    /// The variables a signature brings into scope over its binding: those
+    /// of its explicit `forall`, with ScopedTypeVariables.
+    pub fn scoped_by(&self, qt: &gph_syntax::ast::QualType) -> Vec<Sym> {
+        if !self.scoped_type_variables {
+            return Vec::new();
+        }
+        qt.forall.iter().map(|v| v.name.clone()).collect()
+    }
+
+    /// The type a scoped type variable stands for.
+    pub fn scoped_type_variable(&self, name: &str) -> Option<Type> {
+        match self.lookup_local(&format!("'{name}"))? {
+            ValueInfo::Poly(s) if s.vars.is_empty() => Some(s.ty.clone()),
+            _ => None,
         }
     }
 

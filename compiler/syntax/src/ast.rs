@@ -64,6 +64,9 @@ pub struct Module {
     pub imports: Vec<Import>,
     pub decls: Vec<Decl>,
     pub span: Span,
+    /// The LANGUAGE extensions its header names (what the passes after the
+    /// parser read differently: ScopedTypeVariables).
+    pub extensions: Vec<Sym>,
 }
 
 /// An item of an export or import list.
@@ -178,8 +181,28 @@ pub struct DataDecl {
     pub name: Ident,
     pub params: Vec<Ident>,
     pub constrs: Vec<ConDecl>,
-    pub deriving: Vec<QName>,
+    pub deriving: Vec<Derived>,
     pub span: Span,
+}
+
+/// A class in a deriving clause (or a standalone `deriving instance`).
+#[derive(Clone, Debug)]
+pub struct Derived {
+    pub class: QName,
+    pub strategy: Strategy,
+}
+
+/// How an instance is derived (DerivingStrategies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// No strategy written: stock for the classes gph derives, otherwise
+    /// newtype (GeneralizedNewtypeDeriving) or anyclass (DeriveAnyClass).
+    Default,
+    Stock,
+    /// The underlying type's instance, unchanged (a newtype is erased).
+    Newtype,
+    /// An instance with the class's default methods.
+    Anyclass,
 }
 
 #[derive(Clone, Debug)]
@@ -215,6 +238,9 @@ pub struct InstanceDecl {
     pub ty: Type,
     pub decls: Vec<Decl>,
     pub span: Span,
+    /// Derived through a newtype: the dictionary is that of the context's
+    /// one constraint (the class at the underlying type).
+    pub newtype_derived: bool,
 }
 
 /// The right-hand side of a binding or case alternative.
@@ -288,8 +314,10 @@ pub enum Expr {
     Lazy(Box<Expr>, Span),
     /// A bang pattern `!p` (with `{-# LANGUAGE BangPatterns #-}`).
     Bang(Box<Expr>, Span),
-    /// Record construction / update (Tier 2): `C { f = e }` or `e { f = e }`.
-    Record(Box<Expr>, Vec<(QName, Expr)>, Span),
+    /// Record construction / update (Tier 2): `C { f = e }` or `e { f = e }`;
+    /// the span of a last `..` (RecordWildCards) when there is one. A pun
+    /// `C { f }` (NamedFieldPuns) is parsed as `C { f = f }`.
+    Record(Box<Expr>, Vec<(QName, Expr)>, Option<Span>, Span),
 }
 
 impl Expr {
@@ -319,7 +347,7 @@ impl Expr {
             | Expr::As(_, _, s)
             | Expr::Lazy(_, s)
             | Expr::Bang(_, s)
-            | Expr::Record(_, _, s) => *s,
+            | Expr::Record(_, _, _, s) => *s,
         }
     }
 }
@@ -378,8 +406,9 @@ pub enum Pat {
     Bang(Box<Pat>, Span),
     Paren(Box<Pat>, Span),
     Typed(Box<Pat>, QualType, Span),
-    /// Record pattern (Tier 2): `C { f = p }`.
-    Record(QName, Vec<(QName, Pat)>, Span),
+    /// Record pattern (Tier 2): `C { f = p }`, with the span of a last
+    /// `..` (RecordWildCards) when there is one.
+    Record(QName, Vec<(QName, Pat)>, Option<Span>, Span),
 }
 
 impl Pat {
@@ -399,7 +428,7 @@ impl Pat {
             | Pat::Bang(_, s)
             | Pat::Paren(_, s)
             | Pat::Typed(_, _, s)
-            | Pat::Record(_, _, s) => *s,
+            | Pat::Record(_, _, _, s) => *s,
         }
     }
 }
@@ -442,6 +471,9 @@ pub struct Pred {
 
 #[derive(Clone, Debug)]
 pub struct QualType {
+    /// The variables of an explicit `forall a b.` (ExplicitForAll); with
+    /// ScopedTypeVariables they scope over the binding's body.
+    pub forall: Vec<Ident>,
     pub context: Vec<Pred>,
     pub ty: Type,
     pub span: Span,

@@ -118,6 +118,9 @@ pub enum Tok {
     /// prefix occurrence, with or without BangPatterns: without it, the
     /// parser reports the bang pattern); made by `lex`, not by logos.
     PrefixBang,
+    /// `forall` before type variables and a `.` (`forall a b. t`): made by
+    /// `lex`, so that `forall` stays a plain variable name elsewhere.
+    Forall,
 
     // Special characters.
     #[token("(")]
@@ -162,13 +165,17 @@ pub enum Tok {
     QConSym((Sym, Sym)),
 
     /// Integer literal, kept as decimal digits (arbitrary precision).
-    #[regex(r"[0-9]+", |lex| Sym::from(lex.slice()))]
-    #[regex(r"0[xX][0-9a-fA-F]+", |lex| radix(&lex.slice()[2..], 16))]
-    #[regex(r"0[oO][0-7]+", |lex| radix(&lex.slice()[2..], 8))]
+    /// Underscores between digits (NumericUnderscores) and binary literals
+    /// (BinaryLiterals) are lexed always and refused in `lex` when the
+    /// file does not ask for them, so the message can name the extension.
+    #[regex(r"[0-9](_*[0-9])*", |lex| radix(lex.slice(), 10))]
+    #[regex(r"0[xX]_*[0-9a-fA-F](_*[0-9a-fA-F])*", |lex| radix(&lex.slice()[2..], 16))]
+    #[regex(r"0[oO]_*[0-7](_*[0-7])*", |lex| radix(&lex.slice()[2..], 8))]
+    #[regex(r"0[bB]_*[01](_*[01])*", |lex| radix(&lex.slice()[2..], 2))]
     Integer(Sym),
-    /// Fractional literal, kept as written.
-    #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?", |lex| Sym::from(lex.slice()))]
-    #[regex(r"[0-9]+[eE][+-]?[0-9]+", |lex| Sym::from(lex.slice()))]
+    /// Fractional literal, kept as written (less any underscores).
+    #[regex(r"[0-9](_*[0-9])*\.[0-9](_*[0-9])*(_*[eE][+-]?[0-9](_*[0-9])*)?", |lex| Sym::from(lex.slice().replace('_', "")))]
+    #[regex(r"[0-9](_*[0-9])*_*[eE][+-]?[0-9](_*[0-9])*", |lex| Sym::from(lex.slice().replace('_', "")))]
     Float(Sym),
     #[regex(r"'([^'\\\n]|\\[^\n][^'\n]*)'", char_literal)]
     Char(char),
@@ -201,6 +208,10 @@ fn qualified(s: &str) -> (Sym, Sym) {
 }
 
 fn radix(digits: &str, radix: u32) -> Sym {
+    let digits = digits.replace('_', "");
+    if radix == 10 {
+        return Sym::from(digits);
+    }
     let n = num_bigint::BigUint::parse_bytes(digits.as_bytes(), radix).unwrap_or_default();
     Sym::from(n.to_string())
 }
@@ -358,12 +369,19 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut tokens = Vec::new();
     let mut errors = Vec::new();
     let mut lexer = Tok::lexer(text);
+    let extensions: Vec<&str> = language_extensions(text).collect();
     while let Some(result) = lexer.next() {
         let local = Span::new(lexer.span().start, lexer.span().end);
         let span = Span {
             start: local.start + base,
             end: local.end + base,
         };
+        if let Ok(Tok::Integer(_) | Tok::Float(_)) = &result {
+            let written = &text[lexer.span()];
+            if let Some(d) = literal_extension(written, &extensions) {
+                errors.push(d.at(span));
+            }
+        }
         match result {
             Ok(Tok::Bang) if prefix_occurrence(text, local) => tokens.push(Token {
                 tok: Tok::PrefixBang,
@@ -380,7 +398,25 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
             }
         }
     }
+    mark_foralls(&mut tokens);
     (tokens, errors)
+}
+
+/// `forall` followed by type variables and a `.` is the quantifier.
+fn mark_foralls(tokens: &mut [Token]) {
+    for i in 0..tokens.len() {
+        if !matches!(&tokens[i].tok, Tok::VarId(v) if &**v == "forall") {
+            continue;
+        }
+        let vars = tokens[i + 1..]
+            .iter()
+            .take_while(|t| matches!(t.tok, Tok::VarId(_)))
+            .count();
+        let dot = tokens.get(i + 1 + vars);
+        if vars > 0 && dot.is_some_and(|t| matches!(&t.tok, Tok::VarSym(s) if &**s == ".")) {
+            tokens[i].tok = Tok::Forall;
+        }
+    }
 }
 
 /// The extensions named in the file's `{-# LANGUAGE A, B #-}` pragmas: in
@@ -455,6 +491,33 @@ fn prefix_occurrence(text: &str, at: Span) -> bool {
         && after.is_some_and(|c| !c.is_whitespace() && !")]},;".contains(c))
 }
 
+/// The error for a numeric literal written with a syntax whose extension
+/// the file does not name (GHC 9.0 reads both only on request).
+fn literal_extension(written: &str, extensions: &[&str]) -> Option<LiteralNeeds> {
+    let binary = written.starts_with("0b") || written.starts_with("0B");
+    if binary && !extensions.contains(&"BinaryLiterals") {
+        Some(LiteralNeeds("BinaryLiterals", "a binary literal"))
+    } else if written.contains('_') && !extensions.contains(&"NumericUnderscores") {
+        Some(LiteralNeeds(
+            "NumericUnderscores",
+            "a numeric literal with underscores",
+        ))
+    } else {
+        None
+    }
+}
+
+struct LiteralNeeds(&'static str, &'static str);
+
+impl LiteralNeeds {
+    fn at(self, span: Span) -> Diagnostic {
+        let LiteralNeeds(extension, what) = self;
+        Diagnostic::error(span, format!("{what} needs {{-# LANGUAGE {extension} #-}}"))
+            .with_label("not Haskell 2010")
+            .with_help("add the pragma at the top of the file")
+    }
+}
+
 fn lex_error(e: LexError, span: Span, text: &str) -> Diagnostic {
     match e {
         LexError::BadChar => {
@@ -525,6 +588,7 @@ impl fmt::Display for Tok {
             Tok::DArrow => "=>",
             Tok::Minus => "-",
             Tok::Bang | Tok::PrefixBang => "!",
+            Tok::Forall => "forall",
             Tok::LParen => "(",
             Tok::RParen => ")",
             Tok::LBracket => "[",

@@ -46,12 +46,33 @@ pub const EXTENSIONS: &[&str] = &[
     "LambdaCase",
     "InstanceSigs",
     "MultiWayIf",
+    "NumericUnderscores",
+    "BinaryLiterals",
+    "RecordWildCards",
+    "NamedFieldPuns",
+    "ScopedTypeVariables",
+    "ExplicitForAll",
+    "FlexibleInstances",
+    "FlexibleContexts",
+    "TypeSynonymInstances",
+    "GeneralizedNewtypeDeriving",
+    "GeneralisedNewtypeDeriving",
+    "DerivingStrategies",
+    "StandaloneDeriving",
+    "DeriveGeneric",
+    "DeriveAnyClass",
     "Haskell2010",
     "Haskell98",
 ];
 
 fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
     let text = &file.text;
+    // The extensions beyond the language standards named last.
+    let named: Vec<&str> = EXTENSIONS
+        .iter()
+        .copied()
+        .filter(|e| !e.starts_with("Haskell"))
+        .collect();
     lexer::language_extensions(text)
         .filter(|e| !EXTENSIONS.contains(e))
         .map(|e| {
@@ -61,8 +82,8 @@ fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
                 .with_label("not supported")
                 .with_help(format!(
                     "gph reads Haskell 2010 with {} and {}; the program is compiled without `{e}`",
-                    EXTENSIONS[..7].join(", "),
-                    EXTENSIONS[7]
+                    named[..named.len() - 1].join(", "),
+                    named[named.len() - 1]
                 ))
         })
         .collect()

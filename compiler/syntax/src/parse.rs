@@ -23,6 +23,9 @@ fn fail_diag<T>(d: Diagnostic) -> Res<T> {
 pub enum TopItem {
     Import(Import),
     Decls(Vec<Decl>),
+    /// `deriving instance C (T a)` (StandaloneDeriving): the class and the
+    /// type's name, added to the type's deriving clause.
+    Deriving(Derived, QName),
     Error,
 }
 
@@ -38,6 +41,7 @@ pub fn module(
 ) -> Res<Module> {
     let mut imports = Vec::new();
     let mut decls = Vec::new();
+    let mut standalone = Vec::new();
     for item in body {
         match item {
             TopItem::Import(i) => {
@@ -51,7 +55,25 @@ pub fn module(
                 imports.push(i)
             }
             TopItem::Decls(ds) => decls.extend(ds),
+            TopItem::Deriving(d, ty) => standalone.push((d, ty)),
             TopItem::Error => {}
+        }
+    }
+    for (d, ty) in standalone {
+        let data = decls.iter_mut().find_map(|x| match x {
+            Decl::Data(dd) if ty.qual.is_none() && dd.name.name == ty.name => Some(dd),
+            _ => None,
+        });
+        match data {
+            Some(dd) => dd.deriving.push(d),
+            None => {
+                return fail(
+                    ty.span,
+                    format!(
+                        "gph derives a standalone instance only for a type declared in the same module, not `{ty}`"
+                    ),
+                )
+            }
         }
     }
     Ok(Module {
@@ -60,6 +82,7 @@ pub fn module(
         imports,
         decls,
         span,
+        extensions: Vec::new(),
     })
 }
 
@@ -130,7 +153,61 @@ pub fn qual_type(ctx: Option<Type>, ty: Type, span: Span) -> Res<QualType> {
         Some(c) => context(c)?,
         None => Vec::new(),
     };
-    Ok(QualType { context, ty, span })
+    Ok(QualType {
+        forall: Vec::new(),
+        context,
+        ty,
+        span,
+    })
+}
+
+/// The extensions that allow `forall` in a type (each implies
+/// ExplicitForAll in GHC).
+const FORALL_EXTENSIONS: &[&str] = &[
+    "ExplicitForAll",
+    "ScopedTypeVariables",
+    "RankNTypes",
+    "Rank2Types",
+    "ExistentialQuantification",
+    "GADTs",
+    "LiberalTypeSynonyms",
+    "PolyKinds",
+    "TypeFamilies",
+];
+
+/// `keyword`: where the `forall` is written.
+fn forall_allowed(keyword: Span) {
+    if !FORALL_EXTENSIONS.iter().any(|e| enabled(e)) {
+        needs_extension(
+            Diagnostic::error(
+                keyword,
+                "`forall` needs {-# LANGUAGE ScopedTypeVariables #-}",
+            )
+            .with_label("an explicit `forall`")
+            .with_help(
+                "add ScopedTypeVariables (or ExplicitForAll) at the top of the file, or \
+                     leave the `forall` out: a signature's variables are quantified anyway",
+            ),
+        );
+    }
+}
+
+/// `forall a b. t` at the top of a signature or annotation.
+pub fn forall_type(vars: Vec<Ident>, mut t: QualType, keyword: Span, span: Span) -> QualType {
+    forall_allowed(keyword);
+    t.forall = vars;
+    t.span = span;
+    t
+}
+
+/// A `forall` inside a type (`(forall a. a -> a) -> Int`): a rank-n type,
+/// which gph's checker does not have.
+pub fn nested_forall(keyword: Span, span: Span) -> Res<Type> {
+    forall_allowed(keyword);
+    fail(
+        span,
+        "gph does not support rank-n types: a `forall` may only begin a signature",
+    )
 }
 
 pub fn type_syn(h: Type, ty: Type, span: Span) -> Res<Vec<Decl>> {
@@ -148,7 +225,7 @@ pub fn data_decl(
     a: Type,
     b: Option<Type>,
     constrs: Vec<ConDecl>,
-    deriving: Vec<QName>,
+    deriving: Vec<Derived>,
     span: Span,
 ) -> Res<Decl> {
     let what = if newtype { "newtype" } else { "data" };
@@ -233,6 +310,85 @@ pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Re
     }
 }
 
+/// `deriving`, `deriving stock`, `deriving newtype` or `deriving anyclass`.
+pub fn strategy(word: Option<(Sym, Span)>, newtype: Option<Span>) -> Res<Strategy> {
+    let (strategy, span) = match (word, newtype) {
+        (_, Some(s)) => (Strategy::Newtype, s),
+        (Some((w, s)), None) => match &*w {
+            "stock" => (Strategy::Stock, s),
+            "anyclass" => (Strategy::Anyclass, s),
+            _ => {
+                return fail(
+                    s,
+                    format!(
+                    "unknown deriving strategy `{w}`: expected `stock`, `newtype` or `anyclass`"
+                ),
+                )
+            }
+        },
+        (None, None) => return Ok(Strategy::Default),
+    };
+    if !enabled("DerivingStrategies") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                "a deriving strategy needs {-# LANGUAGE DerivingStrategies #-}",
+            )
+            .with_help("add the pragma at the top of the file, or leave the strategy out"),
+        );
+    }
+    Ok(strategy)
+}
+
+/// `deriving instance [ctx =>] C (T a ..)` (StandaloneDeriving); the
+/// context written is not needed: the derived one is inferred as for a
+/// deriving clause.
+pub fn standalone_deriving(
+    strategy: Strategy,
+    a: Type,
+    b: Option<Type>,
+    span: Span,
+) -> Res<TopItem> {
+    if !enabled("StandaloneDeriving") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                "`deriving instance` needs {-# LANGUAGE StandaloneDeriving #-}",
+            )
+            .with_help(
+                "add the pragma at the top of the file, or derive in the type's declaration",
+            ),
+        );
+    }
+    let head = b.unwrap_or(a);
+    let bad = || {
+        fail(
+            head.span(),
+            "expected a class applied to a type, like `Show (T a)`",
+        )
+    };
+    let Type::App(class, ty, _) = &head else {
+        return bad();
+    };
+    let Type::Con(class) = &**class else {
+        return bad();
+    };
+    let mut t = &**ty;
+    while let Type::App(f, _, _) = t {
+        t = f;
+    }
+    let Type::Con(tycon) = t else {
+        return bad();
+    };
+    Ok(TopItem::Deriving(
+        Derived {
+            class: class.clone(),
+            strategy,
+        },
+        tycon.clone(),
+    ))
+}
+
 pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDecl {
     let mut labels = Vec::new();
     let mut fields = Vec::new();
@@ -296,6 +452,7 @@ pub fn instance_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> 
             ty: args.pop().unwrap(),
             decls,
             span,
+            newtype_derived: false,
         })]),
         _ => fail(
             hspan,
@@ -545,6 +702,43 @@ fn needs_extension(d: Diagnostic) {
     EXTENSION_ERRORS.with(|v| v.borrow_mut().push(d));
 }
 
+/// `C { f }` (NamedFieldPuns): the field `f` given the variable `f`, which
+/// is unqualified even when the field is written `M.f`.
+pub fn field_pun(field: QName) -> (QName, Expr) {
+    if !enabled("NamedFieldPuns") {
+        needs_extension(
+            Diagnostic::error(
+                field.span,
+                "a field pun needs {-# LANGUAGE NamedFieldPuns #-}",
+            )
+            .with_label("a field without `= value`")
+            .with_help("add the pragma at the top of the file, or write `f = f`"),
+        );
+    }
+    let var = QName {
+        qual: None,
+        name: field.name.clone(),
+        span: field.span,
+    };
+    (field, Expr::Var(var))
+}
+
+/// `C { .. }` (RecordWildCards): the fields not named, each given the
+/// variable of its name (in a pattern, bound to it).
+pub fn record_wildcard(span: Span) -> Span {
+    if !enabled("RecordWildCards") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                "`..` in a record needs {-# LANGUAGE RecordWildCards #-}",
+            )
+            .with_label("the fields not named")
+            .with_help("add the pragma at the top of the file, or name the fields"),
+        );
+    }
+    span
+}
+
 /// Converts an expression parsed in a pattern position into a pattern.
 pub fn expr_to_pat(e: Expr) -> Res<Pat> {
     crate::stack::guard();
@@ -641,13 +835,13 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
             Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s))
         }
         Expr::Typed(e, t, s) => Ok(Pat::Typed(Box::new(expr_to_pat(*e)?), t, s)),
-        Expr::Record(c, fs, s) => match *c {
+        Expr::Record(c, fs, rest, s) => match *c {
             Expr::Con(q) => {
                 let fs = fs
                     .into_iter()
                     .map(|(f, p)| Ok((f, expr_to_pat(p)?)))
                     .collect::<Res<_>>()?;
-                Ok(Pat::Record(q, fs, s))
+                Ok(Pat::Record(q, fs, rest, s))
             }
             _ => fail(
                 s,
@@ -914,9 +1108,13 @@ pub fn parse_module_with(
     text_len: usize,
     extensions: Vec<String>,
 ) -> (Option<Module>, Vec<Diagnostic>) {
+    let names = extensions.iter().map(|e| Sym::from(e.as_str())).collect();
     EXTENSIONS_ON.with(|e| *e.borrow_mut() = Some(extensions));
     EXTENSION_ERRORS.with(|v| v.borrow_mut().clear());
-    let (m, mut diags) = parse_module(tokens, text_len);
+    let (mut m, mut diags) = parse_module(tokens, text_len);
+    if let Some(m) = &mut m {
+        m.extensions = names;
+    }
     EXTENSIONS_ON.with(|e| *e.borrow_mut() = None);
     diags.extend(EXTENSION_ERRORS.with(|v| std::mem::take(&mut *v.borrow_mut())));
     (m, diags)

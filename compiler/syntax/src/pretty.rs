@@ -234,7 +234,7 @@ fn ml_expr(e: &Expr) -> bool {
                 || to.as_deref().is_some_and(ml_expr)
         }
         Expr::Comprehension(e, qs, _) => ml_expr(e) || qs.iter().any(ml_stmt),
-        Expr::Record(e, fs, _) => ml_expr(e) || fs.iter().any(|(_, e)| ml_expr(e)),
+        Expr::Record(e, fs, _, _) => ml_expr(e) || fs.iter().any(|(_, e)| ml_expr(e)),
     }
 }
 
@@ -594,7 +594,7 @@ impl Printer {
         let deriving = if d.deriving.is_empty() {
             None
         } else {
-            let names: Vec<String> = d.deriving.iter().map(|q| q.to_string()).collect();
+            let names: Vec<String> = d.deriving.iter().map(|q| q.class.to_string()).collect();
             Some(format!("deriving ({})", names.join(", ")))
         };
         let one_line = {
@@ -891,7 +891,7 @@ impl Printer {
                 self.s(" :: ");
                 self.qual_type(t);
             }
-            Pat::Record(q, fs, _) => {
+            Pat::Record(q, fs, rest, _) => {
                 self.s(&name_str(q));
                 self.s(" {");
                 for (k, (f, p)) in fs.iter().enumerate() {
@@ -902,6 +902,7 @@ impl Printer {
                     self.s(" = ");
                     self.pat(p, Lvl::Top);
                 }
+                self.rest_fields(fs.is_empty(), rest);
                 self.s("}");
             }
         }
@@ -1140,7 +1141,7 @@ impl Printer {
                 self.s("!");
                 self.prefixed_expr(x);
             }
-            Expr::Record(x, fs, _) => {
+            Expr::Record(x, fs, rest, _) => {
                 self.expr(x, Lvl::Arg, false);
                 self.s(" {");
                 for (k, (f, v)) in fs.iter().enumerate() {
@@ -1151,8 +1152,16 @@ impl Printer {
                     self.s(" = ");
                     self.expr(v, Lvl::Top, true);
                 }
+                self.rest_fields(fs.is_empty(), rest);
                 self.s("}");
             }
+        }
+    }
+
+    /// The `..` that ends a record's fields (RecordWildCards).
+    fn rest_fields(&mut self, first: bool, rest: &Option<crate::Span>) {
+        if rest.is_some() {
+            self.s(if first { ".." } else { ", .." });
         }
     }
 
