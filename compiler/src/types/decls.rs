@@ -40,6 +40,7 @@ impl Tc {
         let has = |name: &str| m.extensions.iter().any(|e| &**e == name);
         self.scoped_type_variables = has("ScopedTypeVariables");
         self.flexible_instances = has("FlexibleInstances") || has("TypeSynonymInstances");
+        self.overloaded_strings = has("OverloadedStrings");
         self.table.level = 1;
         self.declare_types(&m.decls);
         self.defaults = None;

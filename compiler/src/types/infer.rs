@@ -508,6 +508,15 @@ impl Tc {
                 let t = self.char_type();
                 self.finish(Expr::Lit(Lit::Char(*c), span), t, exp, span, ctx)
             }
+            Literal::Str(s) if self.overloaded_strings => {
+                let what = "an overloaded string literal";
+                let (from, ft) = self.prelude_value("fromString", span, what);
+                let lit = Expr::Lit(Lit::Str(s.clone()), span);
+                match self.as_fun(&ft) {
+                    Some((_, t)) => self.finish(Expr::app(from, lit, span), t, exp, span, ctx),
+                    None => (lit, Type::error()),
+                }
+            }
             Literal::Str(s) => {
                 let t = self.string_type();
                 self.finish(Expr::Lit(Lit::Str(s.clone()), span), t, exp, span, ctx)

@@ -139,6 +139,9 @@ pub struct Tc {
     /// Whether it has FlexibleInstances (or TypeSynonymInstances): instance
     /// heads beyond `T a b` with distinct variables.
     pub flexible_instances: bool,
+    /// Whether it has OverloadedStrings: a string literal is
+    /// `fromString "..."`, of any IsString type.
+    pub overloaded_strings: bool,
 }
 
 impl Tc {
@@ -164,6 +167,7 @@ impl Tc {
             interactive_from: None,
             scoped_type_variables: false,
             flexible_instances: false,
+            overloaded_strings: false,
             deferred_eqs: Vec::new(),
         };
         tc.init_builtins();

@@ -61,6 +61,8 @@ pub const EXTENSIONS: &[&str] = &[
     "StandaloneDeriving",
     "DeriveGeneric",
     "DeriveAnyClass",
+    "OverloadedStrings",
+    "KindSignatures",
     "Haskell2010",
     "Haskell98",
 ];

@@ -192,6 +192,20 @@ fn forall_allowed(keyword: Span) {
     }
 }
 
+/// `(a :: k)` in a type: the variable (gph infers every kind).
+pub fn kind_signature(v: Ident, span: Span) -> Type {
+    if !enabled("KindSignatures") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                "a kind signature needs {-# LANGUAGE KindSignatures #-}",
+            )
+            .with_help("add the pragma at the top of the file, or leave the kind out"),
+        );
+    }
+    Type::Var(v)
+}
+
 /// `forall a b. t` at the top of a signature or annotation.
 pub fn forall_type(vars: Vec<Ident>, mut t: QualType, keyword: Span, span: Span) -> QualType {
     forall_allowed(keyword);
@@ -869,6 +883,32 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
 }
 
 /// Classifies `lhs = rhs`: a function clause (prefix or infix) or a pattern binding.
+/// `x :: T = e`: the signature `x :: T` and the binding `x = e`.
+pub fn typed_binding(vs: Vec<QName>, ty: QualType, rhs: Rhs, span: Span) -> Res<Vec<Decl>> {
+    let [v] = &vs[..] else {
+        return fail(
+            span,
+            "a binding with a signature in its pattern binds one variable",
+        );
+    };
+    let v = v.clone();
+    if !enabled("ScopedTypeVariables") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                "a signature in a binding's pattern needs {-# LANGUAGE ScopedTypeVariables #-}",
+            )
+            .with_help(
+                "add the pragma at the top of the file, or give the signature on its own line",
+            ),
+        );
+    }
+    let sig_span = v.span.to(ty.span);
+    let mut out = signature(vec![v.clone()], ty, sig_span)?;
+    out.extend(value_decl(Expr::Var(v), rhs, span)?);
+    Ok(out)
+}
+
 pub fn value_decl(lhs: Expr, rhs: Rhs, span: Span) -> Res<Vec<Decl>> {
     crate::stack::guard();
     // Infix definition `p1 op p2 = ...` where op is a variable operator.
