@@ -243,6 +243,49 @@ pub fn derive_instances(
     (decls, diags)
 }
 
+/// An `instance NFData T` with no methods, for a type of this module that
+/// derives Generic, gets deepseq's generic default: `rnf` of every field
+/// (the class's own default only evaluates to weak head normal form).
+pub fn generic_nfdata(decls: &mut [Decl], module: &str) {
+    let datas: HashMap<Sym, DataDecl> = decls
+        .iter()
+        .filter_map(|d| match d {
+            Decl::Data(dd) if dd.deriving.iter().any(|x| is_generic(&x.class)) => {
+                Some((dd.name.name.clone(), dd.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    if datas.is_empty() {
+        return;
+    }
+    let no_fixities = HashMap::new();
+    for d in decls.iter_mut() {
+        let Decl::Instance(inst) = d else { continue };
+        if !is_nfdata(&inst.class) || !inst.decls.is_empty() {
+            continue;
+        }
+        let mut head = &inst.ty;
+        while let Type::App(f, _, _) = head {
+            head = f;
+        }
+        let Type::Con(q) = head else { continue };
+        if q.qual.as_deref() != Some(module) {
+            continue;
+        }
+        if let Some(data) = datas.get(&q.name) {
+            let g = Gen {
+                data,
+                module: Sym::from(module),
+                span: inst.span,
+                fixities: &no_fixities,
+                fresh: std::cell::Cell::new(0),
+            };
+            inst.decls = g.rnf();
+        }
+    }
+}
+
 fn is_nfdata(class: &QName) -> bool {
     &*class.name == "NFData" && class.qual.as_deref() == Some("Gph.Prim")
 }

@@ -1504,6 +1504,7 @@ fn rename_module(
 
     let mut decls: Vec<Decl> = m.decls.into_iter().filter_map(|d| r.top_decl(d)).collect();
     decls.append(&mut r.derived);
+    crate::front::derive::generic_nfdata(&mut decls, &r.module);
     if name.as_ref() == "Main" && !defined.values.iter().any(|v| &*v.name == "main") {
         let span = m.name.as_ref().map_or(m.span.point(), |i| i.span);
         r.err(
