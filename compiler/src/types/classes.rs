@@ -96,9 +96,26 @@ impl Tc {
     /// One-way matching of an instance head (with `Gen` variables) against
     /// a type.
     pub fn match_ty(&mut self, pat: &Type, t: &Type, sub: &mut Vec<Option<Type>>) -> bool {
+        self.match_head(pat, t, &mut Some(sub))
+    }
+
+    /// Matching as `match_ty`; with no substitution (`None`), whether the
+    /// head could match once `t`'s unknowns are known: an unknown matches
+    /// anything, and the head's variables are not held to one type each.
+    fn match_head(
+        &mut self,
+        pat: &Type,
+        t: &Type,
+        sub: &mut Option<&mut Vec<Option<Type>>>,
+    ) -> bool {
         gph_syntax::stack::guard();
+        let h = self.table.head(t);
+        if sub.is_none() && matches!(h.ty(), Ty::Var(_)) {
+            return true;
+        }
         match pat.ty() {
             Ty::Gen(i) => {
+                let Some(sub) = sub else { return true };
                 let i = *i as usize;
                 if i >= sub.len() {
                     return false;
@@ -113,22 +130,16 @@ impl Tc {
             }
             Ty::Syn(_, _, e) => {
                 let e = e.clone();
-                self.match_ty(&e, t, sub)
+                self.match_head(&e, t, sub)
             }
-            Ty::Con(c) => {
-                let h = self.table.head(t);
-                matches!(h.ty(), Ty::Con(c2) if c2 == c)
-            }
-            Ty::App(pf, pa) => {
-                let h = self.table.head(t);
-                match h.ty() {
-                    Ty::App(tf, ta) => {
-                        let (pf, pa, tf, ta) = (pf.clone(), pa.clone(), tf.clone(), ta.clone());
-                        self.match_ty(&pf, &tf, sub) && self.match_ty(&pa, &ta, sub)
-                    }
-                    _ => false,
+            Ty::Con(c) => matches!(h.ty(), Ty::Con(c2) if c2 == c),
+            Ty::App(pf, pa) => match h.ty() {
+                Ty::App(tf, ta) => {
+                    let (pf, pa, tf, ta) = (pf.clone(), pa.clone(), tf.clone(), ta.clone());
+                    self.match_head(&pf, &tf, sub) && self.match_head(&pa, &ta, sub)
                 }
-            }
+                _ => false,
+            },
             _ => false,
         }
     }
@@ -206,29 +217,9 @@ impl Tc {
         !vs.is_empty()
     }
 
-    /// Matching where an unknown in `t` matches anything.
+    /// Whether the head could match `t` once `t`'s unknowns are known.
     fn could_match(&mut self, pat: &Type, t: &Type) -> bool {
-        gph_syntax::stack::guard();
-        let th = self.table.head(t);
-        if matches!(th.ty(), Ty::Var(_)) {
-            return true;
-        }
-        match pat.ty() {
-            Ty::Gen(_) => true,
-            Ty::Syn(_, _, e) => {
-                let e = e.clone();
-                self.could_match(&e, t)
-            }
-            Ty::Con(c) => matches!(th.ty(), Ty::Con(c2) if c2 == c),
-            Ty::App(pf, pa) => match th.ty() {
-                Ty::App(tf, ta) => {
-                    let (pf, pa, tf, ta) = (pf.clone(), pa.clone(), tf.clone(), ta.clone());
-                    self.could_match(&pf, &tf) && self.could_match(&pa, &ta)
-                }
-                _ => false,
-            },
-            _ => false,
-        }
+        self.match_head(pat, t, &mut None)
     }
 
     /// Whether `C t` holds by instances alone (for defaulting).
