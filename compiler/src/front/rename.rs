@@ -308,7 +308,14 @@ impl Renamer<'_> {
                 };
                 let mut d = Diagnostic::error(q.span, format!("{what} `{q}` is not in scope"))
                     .with_label("not in scope");
-                if let Some(s) = self.suggest(ns, &q) {
+                if ns == Ns::Value && matches!(&*q.name, "Empty" | ":<|" | ":|>") {
+                    // containers' pattern synonyms: gph has no PatternSynonyms.
+                    d = d.with_help(
+                        "Data.Sequence's pattern synonyms `Empty`, `:<|` and `:|>` are not in \
+                         gph (it has no pattern synonyms): match on `Seq.viewl s` (`EmptyL`, \
+                         `x :< rest`) or `Seq.viewr s` (`EmptyR`, `rest :> x`)",
+                    );
+                } else if let Some(s) = self.suggest(ns, &q) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 } else if let Some(m) = &q.qual {
                     if !self.scope.keys().any(|(_, qq, _)| qq.as_ref() == Some(m)) {
