@@ -116,13 +116,7 @@ pub fn derive_instances(
         let stock = ix
             || (matches!(class.qual.as_deref(), None | Some("Prelude"))
                 && DERIVABLE.contains(&&*class.name));
-        let g = Gen {
-            data,
-            module: Sym::from(module),
-            span: class.span,
-            fixities,
-            fresh: std::cell::Cell::new(0),
-        };
+        let g = Gen::new(data, module, class.span, fixities);
         // GHC's choice when no strategy is written: stock for what it
         // derives (a newtype's Eq, Ord, ... via the newtype with
         // GeneralizedNewtypeDeriving: the same results), else newtype
@@ -274,14 +268,7 @@ pub fn generic_nfdata(decls: &mut [Decl], module: &str) {
             continue;
         }
         if let Some(data) = datas.get(&q.name) {
-            let g = Gen {
-                data,
-                module: Sym::from(module),
-                span: inst.span,
-                fixities: &no_fixities,
-                fresh: std::cell::Cell::new(0),
-            };
-            inst.decls = g.rnf();
+            inst.decls = Gen::new(data, module, inst.span, &no_fixities).rnf();
         }
     }
 }
@@ -384,6 +371,23 @@ struct Gen<'a> {
     fresh: std::cell::Cell<usize>,
 }
 
+impl<'a> Gen<'a> {
+    fn new(
+        data: &'a DataDecl,
+        module: &str,
+        span: Span,
+        fixities: &'a HashMap<Sym, (Assoc, u8)>,
+    ) -> Gen<'a> {
+        Gen {
+            data,
+            module: Sym::from(module),
+            span,
+            fixities,
+            fresh: std::cell::Cell::new(0),
+        }
+    }
+}
+
 impl Gen<'_> {
     // ------------------------------------------------------------ names
 
@@ -393,8 +397,13 @@ impl Gen<'_> {
             "True" | "False" | "Bool" | "Int" => "Gph.Prim",
             _ => "Prelude",
         };
+        self.entity(home, name)
+    }
+
+    /// The library entity `module.name` (its original name).
+    fn entity(&self, module: &str, name: &str) -> QName {
         QName {
-            qual: Some(Sym::from(home)),
+            qual: Some(Sym::from(module)),
             name: Sym::from(name),
             span: self.span,
         }
@@ -574,11 +583,6 @@ impl Gen<'_> {
     /// field to normal form, as NFData's generic default.
     fn rnf(&self) -> Vec<Decl> {
         let unit = Expr::Con(QName::unqual(Sym::from("()"), self.span));
-        let nfdata = |name: &str| QName {
-            qual: Some(Sym::from("Gph.Prim")),
-            name: Sym::from(name),
-            span: self.span,
-        };
         self.data
             .constrs
             .iter()
@@ -588,7 +592,7 @@ impl Gen<'_> {
                     .into_iter()
                     .rev()
                     .fold(unit.clone(), |acc, x| {
-                        let forced = self.app(Expr::Var(nfdata("rnf")), vec![x]);
+                        let forced = self.app(Expr::Var(self.entity("Gph.Prim", "rnf")), vec![x]);
                         self.bin("seq", forced, acc)
                     });
                 self.clause("rnf", vec![self.con_pat(c, "a")], body)
@@ -677,13 +681,7 @@ impl Gen<'_> {
     /// fields (the last varying fastest). `index` is the class's default
     /// (GHC's "Error in array index" outside the range).
     fn ix(&self) -> Vec<Decl> {
-        let ix = |name: &str| {
-            Expr::Var(QName {
-                qual: Some(Sym::from("Data.Ix")),
-                name: Sym::from(name),
-                span: self.span,
-            })
-        };
+        let ix = |name: &str| Expr::Var(self.entity("Data.Ix", name));
         let pair = |a: Expr, b: Expr| Expr::Tuple(vec![a, b], self.span);
         let ppair = |a: Pat, b: Pat| Pat::Tuple(vec![a, b], self.span);
         let with_tag = |name: &str, args: Vec<Pat>, body: Expr| Decl::FunClause {

@@ -152,9 +152,10 @@ impl Tc {
     pub fn find_instance(&mut self, class: ClassId, t: &Type) -> Option<(InstInfo, Vec<Type>)> {
         let mut best: Option<(InstInfo, Vec<Type>, usize)> = None;
         // The size of the most specific instance that might yet match
-        // (only while `t` has unknowns).
+        // (only while `t` has unknowns: looked for once an instance fails
+        // to match, so the usual single match costs no walk over `t`).
         let mut waiting: Option<usize> = None;
-        let unknowns = self.has_unknowns(t);
+        let mut unknowns: Option<bool> = None;
         for i in self.instance_candidates(class, t) {
             let info = self.env.instances[i].clone();
             let mut sub = vec![None; info.vars.len()];
@@ -167,7 +168,9 @@ impl Tc {
                         .collect();
                     best = Some((info, args, size));
                 }
-            } else if unknowns && self.could_match(&info.head, t) {
+            } else if *unknowns.get_or_insert_with(|| self.has_unknowns(t))
+                && self.could_match(&info.head, t)
+            {
                 waiting = waiting.max(Some(size));
             }
         }

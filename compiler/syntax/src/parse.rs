@@ -194,15 +194,13 @@ fn forall_allowed(keyword: Span) {
 
 /// `(a :: k)` in a type: the variable (gph infers every kind).
 pub fn kind_signature(v: Ident, span: Span) -> Type {
-    if !enabled("KindSignatures") {
-        needs_extension(
-            Diagnostic::error(
-                span,
-                "a kind signature needs {-# LANGUAGE KindSignatures #-}",
-            )
-            .with_help("add the pragma at the top of the file, or leave the kind out"),
-        );
-    }
+    require(
+        "KindSignatures",
+        span,
+        "a kind signature",
+        None,
+        "add the pragma at the top of the file, or leave the kind out",
+    );
     Type::Var(v)
 }
 
@@ -342,15 +340,13 @@ pub fn strategy(word: Option<(Sym, Span)>, newtype: Option<Span>) -> Res<Strateg
         },
         (None, None) => return Ok(Strategy::Default),
     };
-    if !enabled("DerivingStrategies") {
-        needs_extension(
-            Diagnostic::error(
-                span,
-                "a deriving strategy needs {-# LANGUAGE DerivingStrategies #-}",
-            )
-            .with_help("add the pragma at the top of the file, or leave the strategy out"),
-        );
-    }
+    require(
+        "DerivingStrategies",
+        span,
+        "a deriving strategy",
+        None,
+        "add the pragma at the top of the file, or leave the strategy out",
+    );
     Ok(strategy)
 }
 
@@ -363,17 +359,13 @@ pub fn standalone_deriving(
     b: Option<Type>,
     span: Span,
 ) -> Res<TopItem> {
-    if !enabled("StandaloneDeriving") {
-        needs_extension(
-            Diagnostic::error(
-                span,
-                "`deriving instance` needs {-# LANGUAGE StandaloneDeriving #-}",
-            )
-            .with_help(
-                "add the pragma at the top of the file, or derive in the type's declaration",
-            ),
-        );
-    }
+    require(
+        "StandaloneDeriving",
+        span,
+        "`deriving instance`",
+        None,
+        "add the pragma at the top of the file, or derive in the type's declaration",
+    );
     let head = b.unwrap_or(a);
     let bad = || {
         fail(
@@ -440,17 +432,15 @@ pub fn class_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res
 }
 
 pub fn instance_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res<Vec<Decl>> {
-    if !enabled("InstanceSigs") {
-        for d in &decls {
-            if let Decl::Sig { span, .. } = d {
-                needs_extension(
-                    Diagnostic::error(
-                        *span,
-                        "a type signature in an instance needs {-# LANGUAGE InstanceSigs #-}",
-                    )
-                    .with_help("add the pragma at the top of the file, or leave the signature out"),
-                );
-            }
+    for d in &decls {
+        if let Decl::Sig { span, .. } = d {
+            require(
+                "InstanceSigs",
+                *span,
+                "a type signature in an instance",
+                None,
+                "add the pragma at the top of the file, or leave the signature out",
+            );
         }
     }
     let (ctx, head) = match b {
@@ -552,13 +542,13 @@ pub fn tuple_or_section(items: Vec<Option<Expr>>, span: Span) -> Expr {
     if items.iter().all(Option::is_some) {
         return Expr::Tuple(items.into_iter().flatten().collect(), span);
     }
-    if !enabled("TupleSections") {
-        needs_extension(
-            Diagnostic::error(span, "a tuple section needs {-# LANGUAGE TupleSections #-}")
-                .with_label("a tuple with a missing component")
-                .with_help("add the pragma at the top of the file, or write a lambda"),
-        );
-    }
+    require(
+        "TupleSections",
+        span,
+        "a tuple section",
+        Some("a tuple with a missing component"),
+        "add the pragma at the top of the file, or write a lambda",
+    );
     // The given components are arguments outside the lambdas, so the
     // lambdas' parameters capture nothing a program wrote.
     let var = |kind: &str, i: usize| Ident {
@@ -625,12 +615,13 @@ pub fn lambda(args: Vec<Expr>, body: Expr, span: Span) -> Res<Expr> {
 
 /// `\case alts` (LambdaCase): `\case'arg -> case case'arg of alts`.
 pub fn lambda_case(alts: Vec<Alt>, span: Span) -> Expr {
-    if !enabled("LambdaCase") {
-        needs_extension(
-            Diagnostic::error(span, "`\\case` needs {-# LANGUAGE LambdaCase #-}")
-                .with_help("add the pragma at the top of the file, or write `\\x -> case x of`"),
-        );
-    }
+    require(
+        "LambdaCase",
+        span,
+        "`\\case`",
+        None,
+        "add the pragma at the top of the file, or write `\\x -> case x of`",
+    );
     let arg = Ident {
         name: Sym::from("case'arg"),
         span,
@@ -649,12 +640,13 @@ pub fn lambda_case(alts: Vec<Alt>, span: Span) -> Expr {
 /// `if | g1 -> e1 | g2 -> e2` (MultiWayIf): `case () of _ | g1 -> e1 | g2
 /// -> e2`, which fails as GHC's does when no guard holds.
 pub fn multi_way_if(guards: Vec<Guarded>, span: Span) -> Expr {
-    if !enabled("MultiWayIf") {
-        needs_extension(
-            Diagnostic::error(span, "a multi-way if needs {-# LANGUAGE MultiWayIf #-}")
-                .with_help("add the pragma at the top of the file, or write guards in a `case`"),
-        );
-    }
+    require(
+        "MultiWayIf",
+        span,
+        "a multi-way if",
+        None,
+        "add the pragma at the top of the file, or write guards in a `case`",
+    );
     Expr::Case(
         Box::new(Expr::Con(QName::unqual(Sym::from("()"), span))),
         vec![Alt {
@@ -716,19 +708,30 @@ fn needs_extension(d: Diagnostic) {
     EXTENSION_ERRORS.with(|v| v.borrow_mut().push(d));
 }
 
+/// `what` (syntax at `span`) needs `extension`: unless the module asks for
+/// it, an error "{what} needs {-# LANGUAGE extension #-}" with `label` on
+/// the syntax and `help`; the parse goes on as with the extension.
+fn require(extension: &str, span: Span, what: &str, label: Option<&str>, help: &str) {
+    if enabled(extension) {
+        return;
+    }
+    let mut d = Diagnostic::error(span, format!("{what} needs {{-# LANGUAGE {extension} #-}}"));
+    if let Some(label) = label {
+        d = d.with_label(label);
+    }
+    needs_extension(d.with_help(help));
+}
+
 /// `C { f }` (NamedFieldPuns): the field `f` given the variable `f`, which
 /// is unqualified even when the field is written `M.f`.
 pub fn field_pun(field: QName) -> (QName, Expr) {
-    if !enabled("NamedFieldPuns") {
-        needs_extension(
-            Diagnostic::error(
-                field.span,
-                "a field pun needs {-# LANGUAGE NamedFieldPuns #-}",
-            )
-            .with_label("a field without `= value`")
-            .with_help("add the pragma at the top of the file, or write `f = f`"),
-        );
-    }
+    require(
+        "NamedFieldPuns",
+        field.span,
+        "a field pun",
+        Some("a field without `= value`"),
+        "add the pragma at the top of the file, or write `f = f`",
+    );
     let var = QName {
         qual: None,
         name: field.name.clone(),
@@ -740,16 +743,13 @@ pub fn field_pun(field: QName) -> (QName, Expr) {
 /// `C { .. }` (RecordWildCards): the fields not named, each given the
 /// variable of its name (in a pattern, bound to it).
 pub fn record_wildcard(span: Span) -> Span {
-    if !enabled("RecordWildCards") {
-        needs_extension(
-            Diagnostic::error(
-                span,
-                "`..` in a record needs {-# LANGUAGE RecordWildCards #-}",
-            )
-            .with_label("the fields not named")
-            .with_help("add the pragma at the top of the file, or name the fields"),
-        );
-    }
+    require(
+        "RecordWildCards",
+        span,
+        "`..` in a record",
+        Some("the fields not named"),
+        "add the pragma at the top of the file, or name the fields",
+    );
     span
 }
 
@@ -835,17 +835,15 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
         Expr::As(v, e, s) => Ok(Pat::As(v, Box::new(expr_to_pat(*e)?), s)),
         Expr::Lazy(e, s) => Ok(Pat::Lazy(Box::new(expr_to_pat(*e)?), s)),
         Expr::Bang(e, s) => {
-            if !enabled("BangPatterns") {
-                needs_extension(
-                    Diagnostic::error(s, "a bang pattern needs {-# LANGUAGE BangPatterns #-}")
-                        .with_label("a bang pattern")
-                        .with_help(
-                            "GHC 9.0 reads `!` before a name or bracket, after a space, as a \
-                             bang pattern: add the pragma at the top of the file, or write \
-                             `f ! x` for the operator `!`",
-                        ),
-                );
-            }
+            require(
+                "BangPatterns",
+                s,
+                "a bang pattern",
+                Some("a bang pattern"),
+                "GHC 9.0 reads `!` before a name or bracket, after a space, as a \
+                 bang pattern: add the pragma at the top of the file, or write \
+                 `f ! x` for the operator `!`",
+            );
             Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s))
         }
         Expr::Typed(e, t, s) => Ok(Pat::Typed(Box::new(expr_to_pat(*e)?), t, s)),
@@ -892,17 +890,13 @@ pub fn typed_binding(vs: Vec<QName>, ty: QualType, rhs: Rhs, span: Span) -> Res<
         );
     };
     let v = v.clone();
-    if !enabled("ScopedTypeVariables") {
-        needs_extension(
-            Diagnostic::error(
-                span,
-                "a signature in a binding's pattern needs {-# LANGUAGE ScopedTypeVariables #-}",
-            )
-            .with_help(
-                "add the pragma at the top of the file, or give the signature on its own line",
-            ),
-        );
-    }
+    require(
+        "ScopedTypeVariables",
+        span,
+        "a signature in a binding's pattern",
+        None,
+        "add the pragma at the top of the file, or give the signature on its own line",
+    );
     let sig_span = v.span.to(ty.span);
     let mut out = signature(vec![v.clone()], ty, sig_span)?;
     out.extend(value_decl(Expr::Var(v), rhs, span)?);
