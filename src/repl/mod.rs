@@ -88,11 +88,18 @@ struct Session {
     recorded: bool,
     /// A directory of the session's own (removed at the end).
     scratch: std::path::PathBuf,
+    /// The last program `types` checked without errors and its types,
+    /// kept for the rest of one input: binding `it` checks the session's
+    /// program and completion's names check it again, and each check is
+    /// the whole front end (10 ms in a release build, 100 in a debug one).
+    /// Forgotten at the next input, which may follow a change on disk.
+    types_memo: std::cell::RefCell<Option<(source::Key, source::Types)>>,
 }
 
 impl Session {
     /// Runs one input (a command, a definition or an expression); false to quit.
     fn input(&mut self, line: &str) -> bool {
+        self.types_memo.take();
         let t = line.trim();
         if self.stepping.is_some() && self.step_input(t) {
             return true;
@@ -152,6 +159,7 @@ pub fn repl(
         compiler: compiler.options(),
         interrupt,
         names: names.clone(),
+        types_memo: Default::default(),
     };
     let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;

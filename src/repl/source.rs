@@ -15,6 +15,27 @@ pub(super) struct Source {
     input: Option<Placed>,
 }
 
+/// The types of a module's bindings: (name, type) as `:type` shows them.
+pub(super) type Types = Vec<(String, String)>;
+
+/// What a check of a [`Source`] depends on besides the files on disk.
+#[derive(PartialEq)]
+pub(super) struct Key {
+    name: String,
+    text: String,
+    split: usize,
+}
+
+impl Source {
+    pub(super) fn key(&self) -> Key {
+        Key {
+            name: self.file.name.clone(),
+            text: self.file.text.clone(),
+            split: self.split,
+        }
+    }
+}
+
 /// The user's input as placed in the program text: every line moved
 /// (indented under a synthetic binding, or `let ` taken off), with the map
 /// back to the user's own text so that errors point there.
@@ -194,7 +215,13 @@ impl Session {
     }
 
     /// The types of the main module's bindings, or the diagnostics.
-    pub(super) fn types(&self, src: &Source, quiet: bool) -> Option<Vec<(String, String)>> {
+    pub(super) fn types(&self, src: &Source, quiet: bool) -> Option<Types> {
+        let key = src.key();
+        if let Some((k, types)) = &*self.types_memo.borrow() {
+            if *k == key {
+                return Some(types.clone());
+            }
+        }
         let out = gph_compiler::dump(&src.file, gph_compiler::Stage::Types, &self.options(src));
         if out.has_errors() {
             if !quiet {
@@ -202,16 +229,17 @@ impl Session {
             }
             return None;
         }
-        Some(
-            out.output
-                .unwrap_or_default()
-                .lines()
-                .filter_map(|l| {
-                    let (n, t) = l.split_once(" :: ")?;
-                    Some((n.to_string(), t.to_string()))
-                })
-                .collect(),
-        )
+        let types: Types = out
+            .output
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let (n, t) = l.split_once(" :: ")?;
+                Some((n.to_string(), t.to_string()))
+            })
+            .collect();
+        *self.types_memo.borrow_mut() = Some((key, types.clone()));
+        Some(types)
     }
 }
 

@@ -68,10 +68,31 @@ pub fn run_command(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
         std::thread::sleep(Duration::from_millis(5));
     };
     let _ = writer.join();
+    log_time(&cmd, start.elapsed());
     Output {
         status,
         stdout: String::from_utf8_lossy(&o.join().unwrap_or_default()).into_owned(),
         stderr: String::from_utf8_lossy(&e.join().unwrap_or_default()).into_owned(),
+    }
+}
+
+/// With `GPH_TEST_TIMES=FILE`, each command's seconds and words are
+/// appended to FILE: how to find the runs that come near `TIMEOUT` on a
+/// slow machine (a debug build's REPL session once did, on CI).
+fn log_time(cmd: &Command, took: Duration) {
+    let Some(file) = std::env::var_os("GPH_TEST_TIMES") else {
+        return;
+    };
+    let words: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+    {
+        let _ = writeln!(f, "{:8.2} {}", took.as_secs_f64(), words.join(" "));
     }
 }
 

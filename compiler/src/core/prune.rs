@@ -4,27 +4,27 @@
 //! compilation simplified, lifted, analysed and generated the entire
 //! Prelude (and Data.Map, ...) for a `main` that uses a few functions:
 //! `main = print 1` took 0.12 s to compile, 0.04 s of it for what it uses.
-//! Data types and primitives stay (they cost nothing until used); the
-//! REPL, which keeps values from one compilation to the next, does not
-//! prune.
+//! Data types and primitives stay (they cost nothing until used). The
+//! REPL, which keeps values from one compilation to the next, keeps every
+//! binding of its main module (the loaded file and the session's
+//! definitions) and what they reach, so that a value's code is the same
+//! from one compilation to the next whatever the input uses.
 
 use super::{Expr, Program};
 use gph_syntax::lexer::Sym;
 use std::collections::{HashMap, HashSet};
 
-/// Removes the bindings that `root` does not reach.
-pub fn prune(p: &mut Program, root: &str) {
+/// Removes the bindings that no binding `is_root` accepts reaches.
+pub fn prune(p: &mut Program, is_root: impl Fn(&str) -> bool) {
     let index: HashMap<&str, usize> = p
         .binds
         .iter()
         .enumerate()
         .map(|(i, (n, _))| (&**n, i))
         .collect();
-    let mut live = vec![false; p.binds.len()];
-    let mut todo: Vec<usize> = index.get(root).copied().into_iter().collect();
-    for &i in &todo {
-        live[i] = true;
-    }
+    let live_at_start: Vec<bool> = p.binds.iter().map(|(n, _)| is_root(n)).collect();
+    let mut todo: Vec<usize> = (0..p.binds.len()).filter(|&i| live_at_start[i]).collect();
+    let mut live = live_at_start;
     while let Some(i) = todo.pop() {
         let mut found: HashSet<&Sym> = HashSet::new();
         globals(&p.binds[i].1, &mut found);
