@@ -20,15 +20,28 @@ def gph(build=True):
     return os.path.join(ROOT, "target", "release", "gph")
 
 
-def jobs(wanted):
+STYLEDIR = os.path.join(ROOT, "bench", "styles")
+
+
+def source(name):
+    """The file of program NAME: programs/NAME.gph, else bench/styles/NAME.gph
+    (the one-PE benchmark's programs of other styles)."""
+    for d in (PROGDIR, STYLEDIR):
+        path = os.path.join(d, name + ".gph")
+        if os.path.exists(path):
+            return path
+    sys.exit(f"no program {name} in programs/ or bench/styles/")
+
+
+def jobs(wanted, dirs=(PROGDIR,)):
     """(name, args) for each NAME or NAME=ARGS in `wanted` (default: every
-    program), the arguments defaulting to programs/NAME.args."""
-    wanted = wanted or sorted(f[:-4] for f in os.listdir(PROGDIR) if f.endswith(".gph"))
+    program of `dirs`), the arguments defaulting to NAME.args beside it."""
+    wanted = wanted or sorted(f[:-4] for d in dirs for f in os.listdir(d) if f.endswith(".gph"))
     out = []
     for w in wanted:
         name, _, args = w.partition("=")
         if not args:
-            path = os.path.join(PROGDIR, name + ".args")
+            path = source(name)[:-4] + ".args"
             args = open(path).read().strip() if os.path.exists(path) else ""
         out.append((name, args.split()))
     return out

@@ -258,11 +258,6 @@ pub fn compile_full(
     if entry == "main" && has_main {
         // `gph run`: only what `main` reaches goes through the passes.
         core::prune::prune(&mut core, |n| n == main);
-    } else if has_main {
-        // Another entry (the REPL's): the main module's bindings and what
-        // they reach (`prune`'s comment says why all of them).
-        let prefix = format!("{main_module}.");
-        core::prune::prune(&mut core, |n| n.starts_with(&prefix));
     }
     let compiled = compile_core(core, has_main.then_some(main.as_str()), opts);
     for e in &compiled.errors {

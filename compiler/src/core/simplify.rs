@@ -359,6 +359,8 @@ struct Simp {
     specs: HashMap<String, Sym>,
     /// How deeply each specialisation nests (see [`MAX_SPEC_DEPTH`]).
     spec_depth: HashMap<Sym, usize>,
+    /// `static_param`'s answers.
+    static_params: HashMap<(Sym, usize), bool>,
     queue: Vec<Sym>,
     order: Vec<Sym>,
     next: u32,
@@ -460,6 +462,51 @@ impl Simp {
             }
         }
         None
+    }
+
+    /// A known function: a global function or primitive, or one applied
+    /// to fewer arguments than it takes, all globals or literals (a
+    /// closed partial application such as `flip delete@$fEqChar`).
+    fn is_known_fun(&self, e: &Expr) -> bool {
+        let (f, n) = match e {
+            Expr::Global(f) => (f, 0),
+            Expr::App(f, args) => match &**f {
+                Expr::Global(f)
+                    if args
+                        .iter()
+                        .all(|a| matches!(a, Expr::Global(_) | Expr::Lit(_))) =>
+                {
+                    (f, args.len())
+                }
+                _ => return false,
+            },
+            _ => return false,
+        };
+        match self.prims.get(f) {
+            Some(p) => n < p.arity(),
+            None => matches!(self.defs.get(f), Some(Expr::Lam(ps, _)) if n < ps.len()),
+        }
+    }
+
+    /// Whether global `g` is recursive and passes its parameter `i` on
+    /// unchanged in every call of itself (a static argument): then a copy
+    /// specialised at a known function keeps calling itself, and the
+    /// function's every call in it is known (`deleteBy eq x (y : ys) = ..
+    /// deleteBy eq x ys` at `eq = primCharEq` compares characters inline).
+    fn static_param(&mut self, g: &Sym, i: usize) -> bool {
+        if let Some(&b) = self.static_params.get(&(g.clone(), i)) {
+            return b;
+        }
+        let b = match self.defs.get(g) {
+            Some(Expr::Lam(ps, body)) if i < ps.len() && size(body) <= SPEC_SIZE => {
+                let (mut calls, mut ok) = (0, true);
+                static_calls(body, g, i, ps[i].id, &mut calls, &mut ok);
+                ok && calls > 0
+            }
+            _ => false,
+        };
+        self.static_params.insert((g.clone(), i), b);
+        b
     }
 
     /// Whether inlining may go on: fuel left, and work budget.
@@ -582,12 +629,17 @@ impl Simp {
                     self.depth -= 1;
                     return r;
                 }
-                // Specialisation at known dictionaries.
-                let dicts: Vec<(usize, Sym)> = args
+                // Specialisation at known dictionaries, and at known
+                // functions that a recursive function passes on unchanged.
+                let dicts: Vec<(usize, Expr)> = args
                     .iter()
                     .take(arity)
                     .enumerate()
-                    .filter_map(|(i, a)| self.is_dict(a).map(|d| (i, d)))
+                    .filter_map(|(i, a)| match self.is_dict(a) {
+                        Some(d) => Some((i, Expr::Global(d))),
+                        None => (self.is_known_fun(a) && self.static_param(&g, i))
+                            .then(|| (i, a.clone())),
+                    })
                     .collect();
                 if !dicts.is_empty() {
                     if let Some(spec) = self.specialise(&g, &dicts) {
@@ -699,12 +751,12 @@ impl Simp {
         }
     }
 
-    fn specialise(&mut self, g: &Sym, dicts: &[(usize, Sym)]) -> Option<Sym> {
+    fn specialise(&mut self, g: &Sym, dicts: &[(usize, Expr)]) -> Option<Sym> {
         let key = format!(
             "{g}@{}",
             dicts
                 .iter()
-                .map(|(i, d)| format!("{i}={d}"))
+                .map(|(i, d)| format!("{i}={}", closed_name(d)))
                 .collect::<Vec<_>>()
                 .join(",")
         );
@@ -713,7 +765,8 @@ impl Simp {
         }
         let depth = 1 + dicts
             .iter()
-            .map(|(_, d)| self.spec_depth.get(d).copied().unwrap_or(0))
+            .flat_map(|(_, d)| globals_of(d))
+            .map(|d| self.spec_depth.get(&d).copied().unwrap_or(0))
             .max()
             .unwrap_or(0);
         if self.specs.len() >= MAX_SPECS || depth > MAX_SPEC_DEPTH {
@@ -734,7 +787,7 @@ impl Simp {
             "{g}@{}",
             (0..=last)
                 .map(|i| match dicts.iter().find(|(j, _)| *j == i) {
-                    Some((_, d)) => d.to_string(),
+                    Some((_, d)) => closed_name(d),
                     None => "_".to_string(),
                 })
                 .collect::<Vec<_>>()
@@ -747,7 +800,7 @@ impl Simp {
         self.spec_depth.insert(name.clone(), depth);
         let mut m = HashMap::new();
         for (i, d) in dicts {
-            m.insert(ps[*i].id, Expr::Global(d.clone()));
+            m.insert(ps[*i].id, d.clone());
         }
         let rest: Vec<Var> = ps
             .iter()
@@ -1042,6 +1095,47 @@ pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Option<(Vec<(Var, 
 /// Checks every occurrence of `f`: a call with more than `i` arguments
 /// whose argument `i` is one global (the same everywhere) or `f`'s own
 /// parameter `p`.
+/// Counts the calls of global `g` in `e` into `calls`; clears `ok` if
+/// one does not pass local `p` as its argument `i` (or `g` is used other
+/// than called).
+fn static_calls(e: &Expr, g: &Sym, i: usize, p: u32, calls: &mut usize, ok: &mut bool) {
+    gph_syntax::stack::guard();
+    if !*ok {
+        return;
+    }
+    match e {
+        Expr::Global(h) if h == g => *ok = false,
+        Expr::App(f, args) if matches!(&**f, Expr::Global(h) if h == g) => {
+            *calls += 1;
+            if !matches!(args.get(i), Some(Expr::Local(v)) if v.id == p) {
+                *ok = false;
+            }
+            for a in args {
+                static_calls(a, g, i, p, calls, ok);
+            }
+        }
+        _ => e.for_each_child(|c| static_calls(c, g, i, p, calls, ok)),
+    }
+}
+
+/// How a closed argument of a specialisation is named in its copy's name:
+/// `flip delete@$fEqChar` as `(flip delete@$fEqChar)`.
+fn closed_name(e: &Expr) -> String {
+    match e {
+        Expr::Global(g) => g.to_string(),
+        Expr::Lit(l) => format!("{l:?}"),
+        Expr::App(f, args) => {
+            let mut s = format!("({}", closed_name(f));
+            for a in args {
+                s.push(' ');
+                s.push_str(&closed_name(a));
+            }
+            s + ")"
+        }
+        _ => "?".to_string(),
+    }
+}
+
 fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: &mut bool) {
     gph_syntax::stack::guard();
     if !*ok {
@@ -1302,6 +1396,7 @@ pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
         inline: HashSet::new(),
         specs: HashMap::new(),
         spec_depth: HashMap::new(),
+        static_params: HashMap::new(),
         queue: Vec::new(),
         order: p.binds.iter().map(|(n, _)| n.clone()).collect(),
         next,

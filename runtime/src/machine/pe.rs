@@ -183,6 +183,18 @@ pub struct Pe<'p, 'io> {
     pub(crate) finished: bool,
     /// What the failing primitive threw (taken by the reducer at once).
     pub(crate) thrown: Option<Thrown>,
+    /// Entries of each code position (indexed by pc; only entry points
+    /// count) when `GPH_SC_PROFILE` names a file, else empty
+    /// (`obs::sc_profile`).
+    pub(crate) entry_counts: Vec<u64>,
+}
+
+impl Drop for Pe<'_, '_> {
+    fn drop(&mut self) {
+        if !self.entry_counts.is_empty() {
+            crate::obs::sc_profile::write(self.l, &self.entry_counts);
+        }
+    }
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -240,6 +252,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             mail: None,
             finished: false,
             thrown: None,
+            entry_counts: crate::obs::sc_profile::counters(l),
         }
     }
 

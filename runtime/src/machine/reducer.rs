@@ -145,6 +145,9 @@ impl<'p, 'io> Pe<'p, 'io> {
         macro_rules! entered {
             () => {{
                 red += 1;
+                if !self.entry_counts.is_empty() {
+                    self.entry_counts[a.pc] += 1;
+                }
                 if red >= check_at {
                     if red >= budget || self.mail_came() {
                         save!();

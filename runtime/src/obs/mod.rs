@@ -17,6 +17,7 @@ pub mod event;
 pub mod eventlog;
 pub mod out;
 pub mod profile;
+pub mod sc_profile;
 pub mod stats;
 pub mod trace;
 
