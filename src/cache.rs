@@ -148,13 +148,20 @@ impl Key {
         let Some(dir) = self.path.parent() else {
             return;
         };
-        if std::fs::create_dir_all(dir).is_err() {
+        // The folder is the user's alone, and the entry is written under a
+        // name that must not exist yet (nor be a link: src/files.rs).
+        if crate::files::private_dir(dir).is_err() {
             return;
         }
         let tmp = self
             .path
             .with_extension(format!("{}.tmp", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &self.path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        if crate::files::write_fresh(&tmp, &bytes).is_ok() {
+            if std::fs::rename(&tmp, &self.path).is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+        } else {
             let _ = std::fs::remove_file(&tmp);
         }
         prune(dir);

@@ -2,6 +2,7 @@
 
 mod cache;
 mod calibrate;
+mod files;
 mod repl;
 
 use clap::{Parser, Subcommand};
@@ -122,8 +123,9 @@ impl CompileOpts {
 #[derive(clap::Args, Clone)]
 pub(crate) struct MachineOpts {
     /// The most heap the program may use, e.g. `512M`, `4G` (default: half
-    /// of the machine's memory). Running out is the error "heap exhausted".
-    #[arg(long, value_name = "SIZE", value_parser = gph_runtime::options::parse_size)]
+    /// of the machine's memory; at least 4M). Running out is the error
+    /// "heap exhausted".
+    #[arg(long, value_name = "SIZE", value_parser = gph_runtime::options::parse_heap_limit)]
     heap_limit: Option<u64>,
     /// Print statistics (reductions, allocation, GCs, sparks, time) on stderr
     /// after the run.

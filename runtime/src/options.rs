@@ -104,6 +104,23 @@ pub fn parse_millis(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// `123`, `64K`, `512M`, `4G` (binary units) as bytes.
+/// The smallest `--heap-limit`: a PE's heap holds the program's static
+/// area and room to run, and a limit that cannot is a mistake to say at
+/// once, not "heap exhausted" once the program has started.
+pub const MIN_HEAP_LIMIT: u64 = 4 << 20;
+
+/// `--heap-limit`'s value: a size of at least [`MIN_HEAP_LIMIT`].
+pub fn parse_heap_limit(s: &str) -> Result<u64, String> {
+    let b = parse_size(s)?;
+    if b < MIN_HEAP_LIMIT {
+        return Err(format!(
+            "`{s}` is below the smallest heap limit, {}M",
+            MIN_HEAP_LIMIT >> 20
+        ));
+    }
+    Ok(b)
+}
+
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {

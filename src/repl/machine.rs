@@ -68,7 +68,11 @@ impl Session {
 
     /// Where the last evaluation's events are recorded.
     fn recording(&self) -> crate::ObserveOpts {
-        let at = |f: &str| Some(self.scratch.join(f).to_string_lossy().into_owned());
+        // Nothing is recorded without a scratch folder.
+        let at = |f: &str| {
+            (!self.scratch.as_os_str().is_empty())
+                .then(|| self.scratch.join(f).to_string_lossy().into_owned())
+        };
         crate::ObserveOpts {
             eventlog: at("last.eventlog"),
             trace: at("last.json"),

@@ -134,10 +134,22 @@ pub fn repl(
 ) -> Result<(), ()> {
     let interrupt = Arc::new(AtomicBool::new(false));
     let names = Arc::new(Mutex::new(Vec::new()));
-    let scratch = std::env::temp_dir().join(format!("gph-repl-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&scratch) {
-        eprintln!("gph: cannot make {}: {e}", scratch.display());
-    }
+    // Each evaluation's recording goes here (`:profile`, `:trace` and
+    // `:eventlog` copy it out); a folder of a random name, this user's
+    // alone (src/files.rs says why).
+    let scratch_dir = match crate::files::scratch_dir("gph-repl-") {
+        Ok(d) => Some(d),
+        Err(e) => {
+            eprintln!(
+                "gph: cannot make a scratch folder in {}: {e}",
+                std::env::temp_dir().display()
+            );
+            None
+        }
+    };
+    let scratch = scratch_dir
+        .as_ref()
+        .map_or_else(std::path::PathBuf::new, |d| d.path().to_path_buf());
     let mut session = Session {
         machine_session: gph_runtime::session::Session::new(),
         bound: Vec::new(),
@@ -240,6 +252,6 @@ pub fn repl(
     if let Some(h) = &history {
         let _ = editor.save_history(h);
     }
-    let _ = std::fs::remove_dir_all(&scratch);
+    drop(scratch_dir);
     Ok(())
 }

@@ -163,7 +163,17 @@ impl Session {
         } else {
             file
         };
-        if let Err(e) = std::fs::write(dot_path, g.to_dot()) {
+        // The default name was not the user's choice: gph does not write
+        // it through a symbolic link (src/files.rs).
+        let own = file.is_empty();
+        let write = |path: &std::path::Path, bytes: &[u8]| {
+            if own {
+                crate::files::write_no_follow(path, bytes)
+            } else {
+                std::fs::write(path, bytes)
+            }
+        };
+        if let Err(e) = write(dot_path.as_ref(), g.to_dot().as_bytes()) {
             eprintln!("gph: cannot write {dot_path}: {e}");
             return;
         }
@@ -171,18 +181,23 @@ impl Session {
             println!("(only the first {GRAPH_NODES} nodes are drawn)");
         }
         let svg = std::path::Path::new(dot_path).with_extension("svg");
+        // dot writes to its output, gph writes the file.
         let drawn = std::process::Command::new("dot")
             .arg("-Tsvg")
             .arg(dot_path)
-            .arg("-o")
-            .arg(&svg)
             .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|st| st.success());
-        if drawn {
-            println!("wrote {dot_path} and {}", svg.display());
-        } else {
-            println!("wrote {dot_path} (and no SVG: Graphviz's dot is not installed)");
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        match drawn {
+            Some(o) => match write(&svg, &o.stdout) {
+                Ok(()) => println!("wrote {dot_path} and {}", svg.display()),
+                Err(e) => println!(
+                    "wrote {dot_path} (and no SVG: cannot write {}: {e})",
+                    svg.display()
+                ),
+            },
+            None => println!("wrote {dot_path} (and no SVG: Graphviz's dot is not installed)"),
         }
     }
 
