@@ -4,6 +4,7 @@ mod cache;
 mod calibrate;
 mod files;
 mod repl;
+mod signals;
 
 use clap::{Parser, Subcommand};
 use gph_runtime::parallel::policy::Sched;
@@ -513,14 +514,25 @@ fn run(cli: Cli) -> Result<(), ()> {
             if let Some(o) = &outputs {
                 config.record = Some(o.clone());
             }
+            if mpi.is_none() {
+                // mpirun has its own way with signals.
+                let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+                config.interrupt = Some(flag.clone());
+                signals::stop_runs_on_signals(flag);
+            }
             let start = std::time::Instant::now();
             let (exit, stats) = gph_runtime::run_main(&program, &config);
             let wall = start.elapsed();
+            let signal = signals::run_stopped();
             if let Some(o) = &outputs {
                 let run_time = stats.virtual_time.unwrap_or(stats.time.as_secs_f64());
                 o.finish(run_time).map_err(|e| eprintln!("gph: {e}"))?;
             }
             machine.report_stats(&stats, wall)?;
+            if let Some(sig) = signal {
+                // As a shell reports a process a signal ended.
+                std::process::exit(128 + sig);
+            }
             match exit {
                 gph_runtime::Exit::Success => Ok(()),
                 gph_runtime::Exit::Error(msg) => {

@@ -1,0 +1,76 @@
+//! `gph run` stopped by SIGINT (Ctrl-C) or SIGTERM: the program stops at
+//! its PEs' next scheduling round, as the REPL's Ctrl-C stops an
+//! evaluation; what it printed is flushed, its eventlog, trace and profile
+//! are finished as after any run, and gph exits with 128 + the signal
+//! (130, 143), as a shell reports a process the signal ended. Before, the
+//! signal killed gph at once: the last of the program's output was lost
+//! (half a line) and an eventlog was cut short.
+//!
+//! A program blocked where it cannot see the flag (waiting for stdin)
+//! would not stop, so a watchdog gives it [`GRACE`]; then the signal's
+//! default action ends gph. A second signal ends it at once (the handler
+//! is reset after the first).
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The signal received, or 0.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+/// The run's interrupt flag.
+static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+/// Set once the run has stopped: the watchdog stands down.
+static STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// How long a run has to stop after a signal.
+const GRACE: Duration = Duration::from_secs(3);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only atomics: nothing here may allocate or lock.
+    RECEIVED.store(sig, Ordering::SeqCst);
+    if let Some(f) = FLAG.get() {
+        f.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Makes SIGINT and SIGTERM set `flag` (the machine's interrupt) for the
+/// rest of this process.
+pub fn stop_runs_on_signals(flag: Arc<AtomicBool>) {
+    if FLAG.set(flag).is_err() {
+        return;
+    }
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a plain sigaction with a handler that only touches
+        // atomics; SA_RESETHAND makes a second signal take its default
+        // action, SA_RESTART keeps other system calls going.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            action.sa_flags = libc::SA_RESTART | libc::SA_RESETHAND;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+    std::thread::spawn(|| loop {
+        std::thread::sleep(Duration::from_millis(20));
+        let sig = RECEIVED.load(Ordering::SeqCst);
+        if sig == 0 {
+            continue;
+        }
+        std::thread::sleep(GRACE);
+        if !STOPPED.load(Ordering::SeqCst) {
+            // SAFETY: the default action of a signal the process had.
+            unsafe {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+        return;
+    });
+}
+
+/// The run has stopped: the signal that stopped it, if one did.
+pub fn run_stopped() -> Option<i32> {
+    STOPPED.store(true, Ordering::SeqCst);
+    Some(RECEIVED.load(Ordering::SeqCst)).filter(|&s| s != 0)
+}
