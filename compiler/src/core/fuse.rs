@@ -46,8 +46,24 @@ const MAX_LOOP_SIZE: usize = 400;
 const MAX_FIELD_COPY: usize = 120;
 /// A fused loop (and its call site) larger than this is not made.
 const MAX_FUSED_SIZE: usize = 1200;
-/// Arguments up to this size are copied into the leaves, larger ones `let`-bound.
+/// Arguments up to this size that bind nothing are copied into the leaves,
+/// others `let`-bound.
 const MAX_ARG_COPY: usize = 6;
+
+/// Whether `e` binds no variable (no lambda, `let` or `case` inside): it
+/// may be copied as it is.
+fn binds_nothing(e: &Expr) -> bool {
+    let mut ok = true;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        if matches!(e, Expr::Lam(..) | Expr::Let(..) | Expr::Case(..)) {
+            ok = false;
+            break;
+        }
+        e.for_each_child(|c| stack.push(c));
+    }
+    ok
+}
 
 /// A known recursive function `\params -> body`.
 struct Loop {
@@ -626,7 +642,8 @@ impl Fuser<'_> {
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                if i == skip || is_atom(a) || size(a) <= MAX_ARG_COPY {
+                // A copy must bind nothing: variables stay unique.
+                if i == skip || is_atom(a) || size(a) <= MAX_ARG_COPY && binds_nothing(a) {
                     a.clone()
                 } else {
                     let v = self.fresh("arg");
