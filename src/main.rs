@@ -123,9 +123,9 @@ impl CompileOpts {
 /// How the machine runs: shared by `run` and `repl`.
 #[derive(clap::Args, Clone)]
 pub(crate) struct MachineOpts {
-    /// The most heap the program may use, e.g. `512M`, `4G` (default: half
-    /// of the machine's memory; at least 4M). Running out is the error
-    /// "heap exhausted".
+    /// The most heap the run may use, all its PEs and both semispaces of
+    /// each together, e.g. `512M`, `4G` (default: half of the machine's
+    /// memory; at least 4M). Running out is the error "heap exhausted".
     #[arg(long, value_name = "SIZE", value_parser = gph_runtime::options::parse_heap_limit)]
     heap_limit: Option<u64>,
     /// Print statistics (reductions, allocation, GCs, sparks, time) on stderr

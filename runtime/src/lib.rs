@@ -187,6 +187,8 @@ pub(crate) fn run(
     let mut tuning = tuning.clone();
     config.overrides.apply(&mut tuning);
     tuning.sched = config.sched;
+    // One heap limit for the run, whatever its PEs (`HeapBudget`).
+    tuning.heap_budget = Some(Arc::new(machine::heap::HeapBudget::new(config.heap_limit)));
     let setup = engine::Setup {
         program,
         loaded: &loaded,

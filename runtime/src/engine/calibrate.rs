@@ -17,7 +17,7 @@
 //!   idle PE waits (`os_threads`), until that thread has it: the one-way
 //!   latency between two PEs.
 
-use crate::machine::heap::{header, kind, Heap, Ptr};
+use crate::machine::heap::{header, kind, Heap, HeapBudget, Ptr};
 use crate::parallel::ga::GaTable;
 use crate::parallel::ids::PeId;
 use crate::parallel::pack;
@@ -41,7 +41,7 @@ pub struct MessageCosts {
 fn heap(words: usize) -> Heap {
     let mut statics = vec![0u64; 8];
     statics[0] = header(kind::CON, 0, crate::code::NIL.0);
-    Heap::new(statics, words, words.max(1 << 20) * 4)
+    Heap::new(statics, words, HeapBudget::of_words(words.max(1 << 20) * 8))
 }
 
 /// A list of `n` Ints in `h`.

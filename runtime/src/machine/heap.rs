@@ -44,6 +44,8 @@
 //! `Heap::set_waiters`.
 
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// A node: the index of its header word in the PE's heap.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -201,8 +203,8 @@ pub struct Heap {
     pub alloc_end: usize,
     /// End of the static area.
     pub static_end: usize,
-    /// The largest semispace (words) allowed.
-    pub limit_words: usize,
+    /// The run's heap limit, which this heap's two semispaces draw on.
+    budget: Arc<HeapBudget>,
     /// GC stress: allow only this many words between collections.
     pub stress: Option<usize>,
     // scan pointer during a collection, and the node whose fields are
@@ -212,6 +214,58 @@ pub struct Heap {
     /// Per supercombinator: the field a selector thunk picks, or
     /// `load::NOT_SELECTOR` (empty: no selector thunks are known).
     pub selectors: Vec<u16>,
+}
+
+/// The heap limit of a run (`--heap-limit`), in words, shared by its PEs:
+/// each PE's heap takes from it twice what its semispace grows by (the
+/// other semispace will follow), and gives it back when dropped. Counting
+/// both semispaces of every PE keeps the run's resident memory near the
+/// limit: with the limit per PE and for one semispace, a program that
+/// grew without end reached 2.1 times the limit on one PE, and N PEs each
+/// had a whole limit of their own.
+#[derive(Debug)]
+pub struct HeapBudget {
+    limit_words: usize,
+    reserved: AtomicUsize,
+}
+
+impl HeapBudget {
+    pub fn new(limit_bytes: usize) -> HeapBudget {
+        HeapBudget {
+            limit_words: limit_bytes / 8,
+            reserved: AtomicUsize::new(0),
+        }
+    }
+
+    /// A limit of `words` for both semispaces of one heap (tests, tools).
+    pub fn of_words(words: usize) -> Arc<HeapBudget> {
+        Arc::new(HeapBudget {
+            limit_words: words,
+            reserved: AtomicUsize::new(0),
+        })
+    }
+
+    /// Takes up to `want` words if at least `at_least` are left; how many.
+    fn take(&self, want: usize, at_least: usize) -> usize {
+        let left = |r: usize| self.limit_words.saturating_sub(r);
+        match self
+            .reserved
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| {
+                let got = want.min(left(r));
+                (left(r) >= at_least && got > 0).then_some(r + got)
+            }) {
+            Ok(before) => want.min(left(before)),
+            Err(_) => 0,
+        }
+    }
+
+    fn give_back(&self, words: usize) {
+        let _ = self
+            .reserved
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| {
+                Some(r.saturating_sub(words))
+            });
+    }
 }
 
 /// Selector thunks followed in one go: a chain can be as long as a list
@@ -229,18 +283,20 @@ enum Selected {
 impl Heap {
     /// A heap whose static area is `statics` (already laid out), with an
     /// initial semispace of `initial` words (static area included).
-    pub fn new(statics: Vec<u64>, initial: usize, limit_words: usize) -> Heap {
+    pub fn new(statics: Vec<u64>, initial: usize, budget: Arc<HeapBudget>) -> Heap {
         let static_end = statics.len();
         let cap = initial.max(static_end + 1024);
         let mut mem = statics;
         mem.resize(cap, 0);
+        // The first semispaces are taken whatever is left: a PE must start.
+        budget.reserved.fetch_add(2 * cap, Ordering::SeqCst);
         Heap {
             mem,
             spare: Vec::new(),
             hp: static_end,
             alloc_end: cap,
             static_end,
-            limit_words: limit_words.max(cap),
+            budget,
             stress: None,
             scan: 0,
             under_scan: usize::MAX,
@@ -567,15 +623,16 @@ impl Heap {
         let cap = self.mem.len();
         let want = self.static_end + 2 * (live + need);
         if want > cap {
-            let mut new_cap = cap.saturating_mul(2).max(want);
-            if new_cap > self.limit_words {
-                new_cap = self.limit_words;
+            // Growth by what the run's limit has left for both semispaces.
+            let grow = cap.saturating_mul(2).max(want) - cap;
+            let must = (self.hp + need).saturating_sub(cap);
+            let got = self.budget.take(2 * grow, 2 * must) / 2;
+            if self.hp + need > cap + got {
+                self.budget.give_back(2 * got);
+                return Err(self.budget.limit_words);
             }
-            if self.hp + need > new_cap {
-                return Err(self.limit_words);
-            }
-            if new_cap > cap {
-                self.mem.resize(new_cap, 0);
+            if got > 0 {
+                self.mem.resize(cap + got, 0);
             }
         }
         // Under stress the next collection comes after `k` words, or after
@@ -589,6 +646,12 @@ impl Heap {
             None => self.mem.len(),
         };
         Ok(())
+    }
+}
+
+impl Drop for Heap {
+    fn drop(&mut self) {
+        self.budget.give_back(2 * self.mem.len());
     }
 }
 
@@ -638,7 +701,7 @@ mod tests {
     fn heap() -> Heap {
         let mut statics = vec![0u64; 2];
         statics[0] = header(kind::CON, 0, 0);
-        let mut h = Heap::new(statics, 1 << 12, 1 << 16);
+        let mut h = Heap::new(statics, 1 << 12, HeapBudget::of_words(2 << 16));
         // Supercombinator 1 selects field 1, 2 field 0.
         h.selectors = vec![crate::machine::load::NOT_SELECTOR, 1, 0];
         h

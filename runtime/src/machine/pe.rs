@@ -10,7 +10,7 @@
 //! (`has_mail`), threads waiting (`has_blocked_threads`) or was told to
 //! finish (`finished`). The fields are the machine's own.
 
-use crate::machine::heap::{h_info, h_kind, header, kind, Heap, Ptr};
+use crate::machine::heap::{h_info, h_kind, header, kind, Heap, HeapBudget, Ptr};
 use crate::machine::io::Io;
 use crate::machine::load::Loaded;
 use crate::machine::thread::Thread;
@@ -58,6 +58,9 @@ pub struct Tuning {
     pub spark_pool: usize,
     /// The first semispace, in words.
     pub initial_heap_words: usize,
+    /// The run's heap limit, shared by its PEs (`Setup` makes one per
+    /// run); None: a PE's own, of `Config::heap_limit`.
+    pub heap_budget: Option<Arc<HeapBudget>>,
     /// Most live threads per PE (sparks wait while there are this many).
     pub thread_limit: usize,
     /// The largest packed graph (a SCHEDULE or RESUME), in words: a
@@ -107,6 +110,7 @@ impl Default for Tuning {
             eager_threads: 0,
             spark_pool: 4096,
             initial_heap_words: 1 << 19,
+            heap_budget: None,
             thread_limit: usize::MAX,
             graph_words: 16384,
             thunks_per_graph: 8,
@@ -206,12 +210,17 @@ impl<'p, 'io> Pe<'p, 'io> {
         interrupt: Option<Arc<AtomicBool>>,
         tuning: Tuning,
     ) -> Pe<'p, 'io> {
-        let limit_words = (heap_limit_bytes / 8).max(l.statics.len() + 4096);
+        // Both semispaces count against the limit (`HeapBudget`), shared
+        // with the run's other PEs when the engine gives one.
+        let budget = tuning
+            .heap_budget
+            .clone()
+            .unwrap_or_else(|| Arc::new(HeapBudget::new(heap_limit_bytes)));
         let initial = tuning
             .initial_heap_words
-            .min(limit_words)
+            .min(heap_limit_bytes / 16)
             .max(l.statics.len() + 1024);
-        let mut heap = Heap::new(l.statics.clone(), initial, limit_words);
+        let mut heap = Heap::new(l.statics.clone(), initial, budget);
         heap.selectors = l.selectors.clone();
         if gc_stress {
             heap.stress = Some(24);

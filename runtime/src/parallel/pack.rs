@@ -777,7 +777,7 @@ pub fn unpack(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::machine::heap::h_info;
+    use crate::machine::heap::{h_info, HeapBudget};
     use crate::parallel::ga::WHOLE;
     use std::collections::HashMap;
 
@@ -817,7 +817,7 @@ pub(crate) mod tests {
         // A static area of 8 words (one static constructor at 0).
         let mut statics = vec![0u64; 8];
         statics[0] = header(kind::CON, 0, 0);
-        Heap::new(statics, 1 << 16, 1 << 20)
+        Heap::new(statics, 1 << 16, HeapBudget::of_words(2 << 20))
     }
 
     fn alloc(h: &mut Heap, hdr: u64, words: &[u64]) -> Ptr {

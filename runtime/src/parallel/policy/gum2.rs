@@ -646,9 +646,13 @@ mod tests {
 
     #[test]
     fn the_last_sparks_are_kept_for_faster_pes() {
-        use crate::machine::heap::{header, kind, Heap};
+        use crate::machine::heap::{header, kind, Heap, HeapBudget};
         use std::collections::VecDeque;
-        let mut heap = Heap::new(vec![header(kind::CON, 0, 0)], 1 << 10, 1 << 12);
+        let mut heap = Heap::new(
+            vec![header(kind::CON, 0, 0)],
+            1 << 10,
+            HeapBudget::of_words(2 << 12),
+        );
         let mut pool: VecDeque<_> = (0..3)
             .map(|_| heap.alloc_node(header(kind::THUNK, 0, 0), &[]).unwrap())
             .collect();

@@ -8,7 +8,7 @@
 //! `GPH_FUZZ_INPUTS=N cargo test -p gph-runtime --release wire_decoders`
 //! runs N inputs (default 1,200,000).
 
-use crate::machine::heap::{header, kind, Heap};
+use crate::machine::heap::{header, kind, Heap, HeapBudget};
 use crate::parallel::eden::{self, Chan};
 use crate::parallel::ga::{GaTable, GlobalAddr, Weight};
 use crate::parallel::gum::message::{Fish, Message};
@@ -202,7 +202,7 @@ fn wire_decoders_survive_garbage() {
     // Every envelope of the corpus decodes.
     let mut statics = vec![0u64; 8];
     statics[0] = header(kind::CON, 0, 0);
-    let fresh = || Heap::new(statics.clone(), 1 << 16, 1 << 24);
+    let fresh = || Heap::new(statics.clone(), 1 << 16, HeapBudget::of_words(2 << 24));
     let mut heap = fresh();
     let mut ga = GaTable::new(PeId(0));
     for c in &corpus {
