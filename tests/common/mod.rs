@@ -92,7 +92,9 @@ fn log_time(cmd: &Command, took: Duration) {
         .append(true)
         .open(file)
     {
-        let _ = writeln!(f, "{:8.2} {}", took.as_secs_f64(), words.join(" "));
+        // One write a line: tests run in parallel and append to one file.
+        let line = format!("{:8.2} {}\n", took.as_secs_f64(), words.join(" "));
+        let _ = f.write_all(line.as_bytes());
     }
 }
 
