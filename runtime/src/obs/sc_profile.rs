@@ -4,7 +4,8 @@
 //! entered, `COUNT NAME`, to FILE (PEs of one run append in turn; sum by
 //! name for a run's total). A developer's tool for the one-PE speed work
 //! (docs/backend.md): GHC's `+RTS -p` entry counts, without the time.
-//! It costs one test of an empty vector a reduction when off.
+//! Off, it costs nothing a reduction: the reducer counts on its slow
+//! path (the mail check), which a profiling run takes at every entry.
 
 use crate::machine::load::Loaded;
 use std::io::Write;
