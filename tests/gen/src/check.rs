@@ -110,9 +110,17 @@ pub struct Config {
 }
 
 pub fn configs(with_o0: bool) -> Vec<Config> {
+    // One PE with Core Lint after every pass (release builds skip it): a
+    // deforestation bug that duplicated binders ran right in release and
+    // was seen only by the debug test suite. A gph that knows -O0 knows
+    // --lint.
     let mut v = vec![Config {
         name: "pes1",
-        flags: vec!["--pes", "1"],
+        flags: if with_o0 {
+            vec!["--pes", "1", "--lint"]
+        } else {
+            vec!["--pes", "1"]
+        },
     }];
     if with_o0 {
         v.push(Config {
