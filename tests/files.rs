@@ -9,7 +9,7 @@ mod common;
 use std::io::Write;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn fresh_dir(name: &str) -> PathBuf {
@@ -47,16 +47,13 @@ fn the_repl_scratch_folder_is_private_and_unguessable() {
     planted.push("gph-repl".into());
     planted.sort();
     let home = fresh_dir("home");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gph"))
-        .arg("repl")
-        .env("TMPDIR", &tmp)
-        .env("HOME", &home)
-        .current_dir(&home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("gph runs");
+    let mut child = common::spawn_piped(
+        Command::new(env!("CARGO_BIN_EXE_gph"))
+            .arg("repl")
+            .env("TMPDIR", &tmp)
+            .env("HOME", &home)
+            .current_dir(&home),
+    );
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"sum [1 .. 100 :: Int]\n").unwrap();
     stdin.flush().unwrap();
@@ -98,18 +95,10 @@ fn the_repl_scratch_folder_is_private_and_unguessable() {
 }
 
 /// `gph repl` in `dir` (its home too), with `input`.
-fn repl_in(dir: &Path, input: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gph"))
-        .arg("repl")
-        .env("HOME", dir)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("gph runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+fn repl_in(dir: &Path, input: &[u8]) -> common::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gph"));
+    cmd.arg("repl").env("HOME", dir).current_dir(dir);
+    common::run_command(cmd, Some(input))
 }
 
 #[test]
@@ -119,13 +108,13 @@ fn graph_does_not_write_its_default_file_through_a_link() {
     std::fs::write(&target, "theirs\n").unwrap();
     symlink(&target, dir.join("gph-graph.dot")).unwrap();
     let out = repl_in(&dir, b":graph [1, 2, 3 :: Int]\n");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = &out.stderr;
+    assert_eq!(out.status, Some(0), "{stderr}");
     assert!(stderr.contains("symbolic link"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "theirs\n");
     // A file of the user's own naming is theirs to point anywhere.
     let out = repl_in(&dir, b":set graph-file mine.dot\n:graph [1, 2, 3 :: Int]\n");
-    assert!(out.status.success());
+    assert_eq!(out.status, Some(0));
     assert!(std::fs::read_to_string(dir.join("mine.dot"))
         .unwrap()
         .contains("digraph"));

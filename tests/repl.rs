@@ -50,17 +50,14 @@ fn repl_transcripts() {
 #[test]
 fn ctrl_c_stops_steps_and_evaluations_but_not_the_repl() {
     use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let home = std::env::temp_dir().join("gph-repl-test-home-ctrl-c");
     let _ = std::fs::create_dir_all(&home);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gph"))
-        .arg("repl")
-        .env("HOME", &home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("gph runs");
+    let mut child = common::spawn_piped(
+        Command::new(env!("CARGO_BIN_EXE_gph"))
+            .arg("repl")
+            .env("HOME", &home),
+    );
     let mut stdin = child.stdin.take().unwrap();
     // Read as it comes: a full pipe would stop the REPL.
     let drain = |mut r: Box<dyn Read + Send>| {

@@ -30,16 +30,22 @@ pub fn gph_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Ou
     run_command(cmd, stdin)
 }
 
-/// Runs `cmd` from the project root, feeding `stdin`, killing it after
-/// `TIMEOUT`.
-pub fn run_command(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
-    let mut child = cmd
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
+/// Starts `cmd` with its standard input, output and error piped.
+pub fn spawn_piped(cmd: &mut Command) -> std::process::Child {
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the command runs");
+        .expect("the command runs")
+}
+
+/// Runs `cmd` (from the project root unless it names a folder), feeding
+/// `stdin`, killing it after `TIMEOUT`.
+pub fn run_command(mut cmd: Command, stdin: Option<&[u8]>) -> Output {
+    if cmd.get_current_dir().is_none() {
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    }
+    let mut child = spawn_piped(&mut cmd);
     let input = stdin.unwrap_or_default().to_vec();
     let mut pipe = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || {

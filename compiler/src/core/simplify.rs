@@ -499,9 +499,10 @@ impl Simp {
         }
         let b = match self.defs.get(g) {
             Some(Expr::Lam(ps, body)) if i < ps.len() && size(body) <= SPEC_SIZE => {
-                let (mut calls, mut ok) = (0, true);
-                static_calls(body, g, i, ps[i].id, &mut calls, &mut ok);
-                ok && calls > 0
+                let mut check = StaticArg::new(Callee::Global(g), i, ps[i].id);
+                check.walk(body);
+                // Only its own parameter passed on, not a global.
+                check.ok && check.seen.is_none() && check.calls > 0
             }
             _ => false,
         };
@@ -1055,17 +1056,14 @@ pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Option<(Vec<(Var, 
         let ps = ps.clone();
         for i in (0..ps.len()).rev() {
             // Collect the argument at position i of every call.
-            let mut seen: Option<Sym> = None;
-            let mut ok = true;
-            let mut check = |e: &Expr| calls_static(e, f.id, i, ps[i].id, &mut seen, &mut ok);
-            check(&body);
+            let mut check = StaticArg::new(Callee::Local(f.id), i, ps[i].id);
+            check.walk(&body);
             for (_, r) in bs.iter() {
-                check(r);
+                check.walk(r);
             }
-            if !ok || seen.is_none() {
+            let (true, Some(g)) = (check.ok, check.seen) else {
                 continue;
-            }
-            let g = seen.unwrap();
+            };
             // Drop parameter i: rewrite every call, substitute in the body.
             let mut m = HashMap::new();
             m.insert(ps[i].id, Expr::Global(g));
@@ -1092,29 +1090,71 @@ pub(crate) fn static_args(bs: &[(Var, Expr)], body: &Expr) -> Option<(Vec<(Var, 
     matches!(body, Cow::Owned(_)).then(|| (bs.into_owned(), body.into_owned()))
 }
 
-/// Checks every occurrence of `f`: a call with more than `i` arguments
-/// whose argument `i` is one global (the same everywhere) or `f`'s own
-/// parameter `p`.
-/// Counts the calls of global `g` in `e` into `calls`; clears `ok` if
-/// one does not pass local `p` as its argument `i` (or `g` is used other
-/// than called).
-fn static_calls(e: &Expr, g: &Sym, i: usize, p: u32, calls: &mut usize, ok: &mut bool) {
-    gph_syntax::stack::guard();
-    if !*ok {
-        return;
-    }
-    match e {
-        Expr::Global(h) if h == g => *ok = false,
-        Expr::App(f, args) if matches!(&**f, Expr::Global(h) if h == g) => {
-            *calls += 1;
-            if !matches!(args.get(i), Some(Expr::Local(v)) if v.id == p) {
-                *ok = false;
-            }
-            for a in args {
-                static_calls(a, g, i, p, calls, ok);
-            }
+/// Who a static-argument check is about: a `letrec` function or a global.
+#[derive(Clone, Copy)]
+enum Callee<'a> {
+    Local(u32),
+    Global(&'a Sym),
+}
+
+impl Callee<'_> {
+    fn is(self, e: &Expr) -> bool {
+        match (self, e) {
+            (Callee::Local(f), Expr::Local(v)) => v.id == f,
+            (Callee::Global(g), Expr::Global(h)) => h == g,
+            _ => false,
         }
-        _ => e.for_each_child(|c| static_calls(c, g, i, p, calls, ok)),
+    }
+}
+
+/// Every occurrence of `f` looked at: is each a call with more than `i`
+/// arguments whose argument `i` is one global (the same everywhere, kept
+/// in `seen`) or `f`'s own parameter `p`? `calls` counts the calls.
+struct StaticArg<'a> {
+    f: Callee<'a>,
+    i: usize,
+    p: u32,
+    seen: Option<Sym>,
+    calls: usize,
+    ok: bool,
+}
+
+impl<'a> StaticArg<'a> {
+    fn new(f: Callee<'a>, i: usize, p: u32) -> Self {
+        StaticArg {
+            f,
+            i,
+            p,
+            seen: None,
+            calls: 0,
+            ok: true,
+        }
+    }
+
+    fn walk(&mut self, e: &Expr) {
+        gph_syntax::stack::guard();
+        if !self.ok {
+            return;
+        }
+        match e {
+            _ if self.f.is(e) => self.ok = false,
+            Expr::App(h, args) if self.f.is(h) => {
+                self.calls += 1;
+                match args.get(self.i) {
+                    Some(Expr::Local(x)) if x.id == self.p => {}
+                    Some(Expr::Global(g)) => match &self.seen {
+                        None => self.seen = Some(g.clone()),
+                        Some(s) if s == g => {}
+                        _ => self.ok = false,
+                    },
+                    _ => self.ok = false,
+                }
+                for a in args {
+                    self.walk(a);
+                }
+            }
+            _ => e.for_each_child(|c| self.walk(c)),
+        }
     }
 }
 
@@ -1133,41 +1173,6 @@ fn closed_name(e: &Expr) -> String {
             s + ")"
         }
         _ => "?".to_string(),
-    }
-}
-
-fn calls_static(e: &Expr, f: u32, i: usize, p: u32, seen: &mut Option<Sym>, ok: &mut bool) {
-    gph_syntax::stack::guard();
-    if !*ok {
-        return;
-    }
-    match e {
-        Expr::Local(v) => {
-            if v.id == f {
-                *ok = false;
-            }
-        }
-        Expr::App(h, args) => {
-            if let Expr::Local(v) = &**h {
-                if v.id == f {
-                    match args.get(i) {
-                        Some(Expr::Local(x)) if x.id == p => {}
-                        Some(Expr::Global(g)) => match seen {
-                            None => *seen = Some(g.clone()),
-                            Some(s) if s == g => {}
-                            _ => *ok = false,
-                        },
-                        _ => *ok = false,
-                    }
-                    for a in args {
-                        calls_static(a, f, i, p, seen, ok);
-                    }
-                    return;
-                }
-            }
-            e.for_each_child(|c| calls_static(c, f, i, p, seen, ok));
-        }
-        _ => e.for_each_child(|c| calls_static(c, f, i, p, seen, ok)),
     }
 }
 

@@ -239,10 +239,7 @@ impl HeapBudget {
 
     /// A limit of `words` for both semispaces of one heap (tests, tools).
     pub fn of_words(words: usize) -> Arc<HeapBudget> {
-        Arc::new(HeapBudget {
-            limit_words: words,
-            reserved: AtomicUsize::new(0),
-        })
+        Arc::new(HeapBudget::new(words * 8))
     }
 
     /// Takes up to `want` words if at least `at_least` are left; how many.
