@@ -121,10 +121,11 @@ impl<'p, 'io> Pe<'p, 'io> {
         let mut red: u64 = 0;
         // The next count at which the slice looks at its budget and its
         // mail: one comparison a reduction (Note [Mail ends a slice]).
-        // Profiling (`obs::sc_profile`) takes the slow path at every entry.
-        let profiling = !self.entry_counts.is_empty();
-        let poll = if profiling { 1 } else { MAIL_POLL };
-        let mut check_at = budget.min(poll);
+        let mut check_at = if self.entry_counts.is_empty() {
+            budget.min(MAIL_POLL)
+        } else {
+            1
+        };
 
         macro_rules! save {
             () => {{
@@ -149,16 +150,21 @@ impl<'p, 'io> Pe<'p, 'io> {
             () => {{
                 red += 1;
                 if red >= check_at {
-                    // Counted here, off the common path: a test a
-                    // reduction cost sumEuler 2-6 %.
-                    if profiling {
+                    // Profiling (`obs::sc_profile`) looks at every entry
+                    // here, off the common path: a test a reduction cost
+                    // sumEuler 2-6 %.
+                    if !self.entry_counts.is_empty() {
                         self.entry_counts[a.pc] += 1;
                     }
                     if red >= budget || self.mail_came() {
                         save!();
                         return Ok(SliceEnd::Yield);
                     }
-                    check_at = budget.min(red + poll);
+                    check_at = if self.entry_counts.is_empty() {
+                        budget.min(red + MAIL_POLL)
+                    } else {
+                        red + 1
+                    };
                 }
             }};
         }
