@@ -155,6 +155,12 @@ pub(crate) struct MachineOpts {
     /// Seeds the PEs' random choices (sim runs are reproducible per seed).
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+    /// Simulate a faulty network and machine (sim engine): messages
+    /// delayed at random, congested links, stalled PEs, duplicate FISH,
+    /// each as much as seed N draws (docs/reliability.md). The output must
+    /// not change.
+    #[arg(long, value_name = "N")]
+    faults: Option<u64>,
     /// How PEs share out work: `gum2` (Grid-GUM2: speeds and loads
     /// exchanged, fish the busiest PE for its speed) or `gum` (GUM: fish a
     /// random PE, one spark per fish).
@@ -264,6 +270,7 @@ impl MachineOpts {
         );
         opt("grid", self.grid.clone());
         opt("seed", (self.seed != 0).then(|| self.seed.to_string()));
+        opt("faults", self.faults.map(|n| n.to_string()));
         opt(
             "sched",
             (self.sched != Sched::default()).then(|| self.sched.name().to_string()),
@@ -340,6 +347,12 @@ impl MachineOpts {
             }
             _ => None,
         };
+        if self.faults.is_some() && self.engine != EngineKind::Sim {
+            return Err(format!(
+                "--faults perturbs the simulated network: add --engine sim (the engine is {})",
+                self.engine
+            ));
+        }
         let pes = ranks.or(self.pes);
         let prog_name = std::path::Path::new(file)
             .file_stem()
@@ -370,6 +383,7 @@ impl MachineOpts {
             engine: self.engine,
             grid,
             seed: self.seed,
+            faults: self.faults,
             sched: self.sched,
             overrides: self.overrides.clone(),
             ..Default::default()

@@ -47,6 +47,9 @@ pub struct Config {
     pub grid: Option<grid::Grid>,
     /// Seeds the PEs' random choices (whom to fish).
     pub seed: u64,
+    /// Seeds the faults the sim engine injects (`engine::faults`); none
+    /// when None.
+    pub faults: Option<u64>,
     /// The load policy (`--sched`).
     pub sched: parallel::policy::Sched,
     /// The policy's and the packet layer's knobs (`options`).
@@ -101,6 +104,7 @@ impl Default for Config {
             engine: EngineKind::Threads,
             grid: None,
             seed: 0,
+            faults: None,
             sched: parallel::policy::Sched::default(),
             overrides: Overrides::default(),
             record: None,
@@ -229,8 +233,9 @@ pub(crate) fn run(
                 .and_then(|()| setup.start_main(&mut pes[0]));
             let r = match ready {
                 Ok(id) => {
-                    let (r, times) = sim::run(&mut pes, &grid, id);
+                    let (r, times) = sim::run(&mut pes, &grid, id, config.faults);
                     stats.virtual_time = Some(times.virtual_time);
+                    stats.faults = times.faults;
                     let end = times.virtual_time;
                     for (pe, t) in pes.iter_mut().zip(times.per_pe) {
                         per_pe.push(pe_stats(pe, t, end));
@@ -266,8 +271,9 @@ pub(crate) fn run(
         Err(pe::Stop::Error(e)) => Exit::Error(e),
         Err(pe::Stop::Exit(c)) => Exit::ExitWith(c),
     };
-    let virtual_time = stats.virtual_time;
+    let (virtual_time, faults) = (stats.virtual_time, stats.faults);
     let mut stats = Stats::new(per_pe);
+    stats.faults = faults;
     stats.engine = engine.name();
     stats.pes = n;
     stats.virtual_time = virtual_time;

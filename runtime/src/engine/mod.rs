@@ -29,6 +29,7 @@
 //! (Note [Fish delay] in `parallel/policy/mod.rs`).
 
 pub mod calibrate;
+pub mod faults;
 pub mod grid;
 pub mod mpi;
 pub mod os_threads;

@@ -18,7 +18,12 @@
 //! PE whose clock is earliest among those with work, ties broken by PE
 //! number and send order, so the same program, grid and seed give the same
 //! run. An idle PE's clock jumps to its next message.
+//!
+//! With `--faults SEED` the network and the PEs misbehave on top of that
+//! (`faults`): messages delayed at random (a pair's own still in order),
+//! congested links, stalled PEs, duplicate FISH.
 
+use crate::engine::faults::{FaultCounts, Faults};
 use crate::engine::grid::Grid;
 use crate::engine::{drive, Census, Engine, Next, PeTimes};
 use crate::machine::heap::Ptr;
@@ -59,6 +64,8 @@ pub struct SimTimes {
     /// The virtual time at which the main thread ended.
     pub virtual_time: f64,
     pub per_pe: Vec<PeTimes>,
+    /// The faults injected, on a run with `--faults`.
+    pub faults: Option<FaultCounts>,
 }
 
 /// The simulated machine: every PE's clock and the messages on their way.
@@ -78,6 +85,7 @@ struct Sim<'g> {
     arrival: f64,
     /// PEs with work when the slice being run began (for the contention).
     busy_pes: usize,
+    faults: Option<Faults>,
 }
 
 impl Engine for Sim<'_> {
@@ -154,6 +162,9 @@ impl Engine for Sim<'_> {
         } / self.grid.speed(PeId(p as u16));
         self.clock[p] += dt;
         self.busy[p] += dt;
+        if let Some(stall) = self.faults.as_mut().and_then(Faults::stall) {
+            self.clock[p] += stall;
+        }
     }
 
     fn collected(&mut self, p: usize, words: u64) {
@@ -184,7 +195,23 @@ impl Engine for Sim<'_> {
         self.busy[p] += cost;
         let left = env.sent_at.max(self.clock[p]).max(self.wire_free[p]);
         self.wire_free[p] = left + self.grid.wire_time(from, to, env.size());
-        let mut t = left + self.grid.transit(from, to, env.size());
+        let transit = self.grid.transit(from, to, env.size());
+        let copy = self.faults.as_mut().and_then(|f| f.duplicate(&env));
+        self.launch(env, left + transit);
+        if let Some(copy) = copy {
+            self.launch(copy, left + transit);
+        }
+    }
+}
+
+impl Sim<'_> {
+    /// Puts `env` in the mail to arrive at `t` (with the faults' delay),
+    /// but not before an earlier message on its link, and held as it asks.
+    fn launch(&mut self, env: Envelope, mut t: f64) {
+        let (from, to) = (env.from, env.to);
+        if let Some(f) = &mut self.faults {
+            t += f.delay(self.grid, from, to, t);
+        }
         let link = self.last_on_link.entry((from.0, to.0)).or_insert(0.0);
         t = t.max(*link);
         *link = t;
@@ -199,8 +226,13 @@ impl Engine for Sim<'_> {
 }
 
 /// Runs the PEs (PE 0 holds the main thread `main`) until the main thread
-/// ends, an error, or a deadlock.
-pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTimes) {
+/// ends, an error, or a deadlock; with the faults of seed `faults`, if any.
+pub fn run(
+    pes: &mut [Pe],
+    grid: &Grid,
+    main: u32,
+    faults: Option<u64>,
+) -> (Result<Ptr, Stop>, SimTimes) {
     let n = pes.len();
     let mut sim = Sim {
         grid,
@@ -213,6 +245,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         wire_free: vec![0.0; n],
         arrival: 0.0,
         busy_pes: 1,
+        faults: faults.map(Faults::new),
     };
     let census = Census::new(n);
     let result = drive(&mut sim, pes, &census, Some((0, main)))
@@ -230,6 +263,7 @@ pub fn run(pes: &mut [Pe], grid: &Grid, main: u32) -> (Result<Ptr, Stop>, SimTim
         SimTimes {
             virtual_time: end,
             per_pe,
+            faults: sim.faults.map(|f| f.counts),
         },
     )
 }

@@ -356,6 +356,8 @@ pub struct Stats {
     pub pes: usize,
     /// The virtual run time (sim engine).
     pub virtual_time: Option<f64>,
+    /// The faults injected (sim engine, `--faults`).
+    pub faults: Option<crate::engine::faults::FaultCounts>,
 }
 
 impl Stats {
@@ -409,6 +411,14 @@ pub fn to_json(s: &Stats, wall: Duration) -> String {
     });
     if chunked {
         doc["packets"] = packets_json(&s.total.packets);
+    }
+    if let Some(f) = &s.faults {
+        doc["faults"] = serde_json::json!({
+            "delayed": f.delayed,
+            "bursts": f.bursts,
+            "stalls": f.stalls,
+            "duplicated": f.duplicated,
+        });
     }
     doc.to_string()
 }
@@ -508,7 +518,17 @@ pub fn format_stats(s: &Stats) -> String {
     if let Some(v) = s.virtual_time {
         out.push_str(&format!(", virtual time {v:.4}s"));
     }
-    out.push_str("\n\n");
+    out.push('\n');
+    if let Some(f) = &s.faults {
+        out.push_str(&format!(
+            "FAULTS: {} messages delayed, {} bursts, {} stalls, {} duplicate FISH\n",
+            thousands(f.delayed),
+            thousands(f.bursts),
+            thousands(f.stalls),
+            thousands(f.duplicated),
+        ));
+    }
+    out.push('\n');
     // Two header lines: a group above each abbreviated column.
     let mut rows = vec![
         cells(&[

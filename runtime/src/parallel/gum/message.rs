@@ -28,6 +28,10 @@ pub struct Fish {
     pub threads: u32,
     /// `origin` had a thread to run: it fished below its low watermark.
     pub early: bool,
+    /// `origin`'s number for this fish: a copy of an older one that comes
+    /// home (a network that duplicates, `engine::faults`) is dropped, not
+    /// taken for the fish that is out.
+    pub serial: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,7 +97,8 @@ impl Message {
                 w.word(f.origin.0 as u64)
                     .word(f.age as u64)
                     .word(f.threads as u64)
-                    .word(f.early as u64);
+                    .word(f.early as u64)
+                    .word(f.serial as u64);
             }
             Message::Schedule { graph, more } => {
                 w.graph(graph);
@@ -146,6 +151,7 @@ impl Message {
                 age: r.word32()?,
                 threads: r.word32()?,
                 early: r.word32()? != 0,
+                serial: r.word32()?,
             }),
             MsgKind::Schedule => {
                 let mut more = r.graphs()?;
@@ -200,6 +206,7 @@ mod tests {
                 age: 3,
                 threads: 2,
                 early: true,
+                serial: 9,
             }),
             Message::Schedule {
                 graph: crate::parallel::pack::sample_graph(),

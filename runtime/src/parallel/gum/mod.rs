@@ -91,6 +91,8 @@ pub struct Gum {
     retry: Vec<BlockedFetch>,
     /// A FISH of ours is out.
     pub fish_out: bool,
+    /// The number of our latest FISH.
+    fish_serial: u32,
 }
 
 impl Gum {
@@ -300,6 +302,8 @@ impl Pe<'_, '_> {
         {
             let to = self.policy.fish_target();
             self.gum.fish_out = true;
+            self.gum.fish_serial = self.gum.fish_serial.wrapping_add(1);
+            let serial = self.gum.fish_serial;
             self.obs.emit(Event::FishOut { to });
             let origin = self.id();
             let threads = self.live_threads as u32;
@@ -314,6 +318,7 @@ impl Pe<'_, '_> {
                     age: 0,
                     threads,
                     early,
+                    serial,
                 }),
             );
         }
@@ -444,8 +449,12 @@ impl Pe<'_, '_> {
             Message::Fish(fish) => {
                 let origin = fish.origin;
                 if origin == self.id() {
-                    self.gum.fish_out = false;
-                    self.obs.emit(Event::FishHome);
+                    // (A copy of an older fish says nothing of the one
+                    // out now.)
+                    if fish.serial == self.gum.fish_serial {
+                        self.gum.fish_out = false;
+                        self.obs.emit(Event::FishHome);
+                    }
                 } else if let Some(s) = self.spare_spark(origin, fish.threads as usize, fish.early)
                 {
                     let graph = self.pack_spark(s);

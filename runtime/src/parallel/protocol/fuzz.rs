@@ -36,6 +36,7 @@ fn corpus() -> Vec<Vec<u8>> {
             age: 2,
             threads: 1,
             early: true,
+            serial: 4,
         }),
         Message::Schedule {
             graph: sample_graph(),
