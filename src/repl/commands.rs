@@ -43,6 +43,9 @@ pub(super) struct Command {
     pub(super) beside: bool,
     pub(super) arg: Arg,
     pub(super) action: Action,
+    /// It writes files or runs other programs (a sandboxed session
+    /// refuses it, `Repl::sandbox`).
+    pub(super) outside: bool,
 }
 
 /// A command's row, with the defaults filled in.
@@ -55,6 +58,7 @@ const ROW: Command = Command {
     beside: false,
     arg: Arg::Nothing,
     action: Action::Quit,
+    outside: false,
 };
 
 pub(super) const COMMANDS: &[Command] = &[
@@ -104,6 +108,7 @@ Commands:
                (into gph-graph.dot, or :set graph-file PATH)",
         arg: Arg::Name,
         action: Action::Run(|s, a| s.graph(a)),
+        outside: true,
         ..ROW
     },
     Command {
@@ -212,6 +217,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "its activity profile",
         arg: Arg::File,
         action: Action::Run(|s, a| s.save_recording("profile", a)),
+        outside: true,
         ..ROW
     },
     Command {
@@ -221,6 +227,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         beside: true,
         arg: Arg::File,
         action: Action::Run(|s, a| s.save_recording("trace", a)),
+        outside: true,
         ..ROW
     },
     Command {
@@ -229,6 +236,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "a GHC eventlog (ThreadScope)",
         arg: Arg::File,
         action: Action::Run(|s, a| s.save_recording("eventlog", a)),
+        outside: true,
         ..ROW
     },
     Command {
@@ -247,6 +255,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "change the working directory",
         arg: Arg::File,
         action: Action::Run(|s, a| s.cd(a)),
+        outside: true,
         ..ROW
     },
     Command {
@@ -255,6 +264,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "run a shell command",
         arg: Arg::File,
         action: Action::Run(|_, a| super::load::shell(a)),
+        outside: true,
         ..ROW
     },
     Command {
@@ -264,6 +274,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "edit a file (the loaded one) with $EDITOR, then reload",
         arg: Arg::File,
         action: Action::Run(|s, a| s.edit(a)),
+        outside: true,
         ..ROW
     },
     Command {

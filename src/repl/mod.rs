@@ -94,6 +94,8 @@ struct Session {
     /// the whole front end (10 ms in a release build, 100 in a debug one).
     /// Forgotten at the next input, which may follow a change on disk.
     types_memo: std::cell::RefCell<Option<(source::Key, source::Types)>>,
+    /// Commands that reach outside the session are refused (`Repl::sandbox`).
+    sandboxed: bool,
 }
 
 impl Session {
@@ -109,7 +111,12 @@ impl Session {
         }
         if let Some(cmd) = t.strip_prefix(':') {
             let (c, arg) = commands::split(cmd);
-            match commands::find(c).map(|c| &c.action) {
+            let found = commands::find(c);
+            if self.sandboxed && found.is_some_and(|c| c.outside) {
+                println!("`:{c}` is not available here: it writes files or runs commands");
+                return true;
+            }
+            match found.map(|c| &c.action) {
                 Some(Action::Run(run)) => run(self, arg),
                 Some(Action::Quit) => return false,
                 None => println!("unknown command `:{c}` (:help lists the commands)"),
@@ -125,6 +132,103 @@ fn history_path() -> Option<std::path::PathBuf> {
     std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".gph_history"))
 }
 
+/// A REPL session without its line editor: what `gph repl` runs each
+/// input through, and what the fuzz target of the REPL (`fuzz/`) drives.
+pub struct Repl {
+    session: Session,
+    /// The session's scratch folder, removed when the session ends.
+    _scratch: Option<tempfile::TempDir>,
+}
+
+impl Repl {
+    /// A session with nothing loaded.
+    pub fn new(machine: MachineOpts, compiler: CompileOpts) -> Repl {
+        // Each evaluation's recording goes here (`:profile`, `:trace` and
+        // `:eventlog` copy it out); a folder of a random name, this user's
+        // alone (src/files.rs says why).
+        let scratch_dir = match crate::files::scratch_dir("gph-repl-") {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!(
+                    "gph: cannot make a scratch folder in {}: {e}",
+                    std::env::temp_dir().display()
+                );
+                None
+            }
+        };
+        let scratch = scratch_dir
+            .as_ref()
+            .map_or_else(std::path::PathBuf::new, |d| d.path().to_path_buf());
+        let session = Session {
+            machine_session: gph_runtime::session::Session::new(),
+            bound: Vec::new(),
+            step_limit: 1000,
+            graph_file: "gph-graph.dot".into(),
+            pattern_binds: 0,
+            stepping: None,
+            args: Vec::new(),
+            last: None,
+            recorded: false,
+            scratch,
+            file: None,
+            target: None,
+            text: String::new(),
+            defs: Vec::new(),
+            imports: Vec::new(),
+            timing: false,
+            machine,
+            compiler: compiler.options(),
+            interrupt: Arc::new(AtomicBool::new(false)),
+            names: Arc::new(Mutex::new(Vec::new())),
+            types_memo: Default::default(),
+            sandboxed: false,
+        };
+        Repl {
+            session,
+            _scratch: scratch_dir,
+        }
+    }
+
+    /// From now on, commands that write files or run other programs
+    /// (`:!`, `:edit`, `:cd`, `:graph`, `:eventlog`, `:trace`, `:profile`,
+    /// `:set stats-json`) are refused: for a session whose inputs come
+    /// from someone who may not use this machine's files.
+    pub fn sandbox(&mut self) {
+        self.session.sandboxed = true;
+    }
+
+    /// Loads `file` (None: nothing).
+    pub fn load(&mut self, file: Option<String>) {
+        if let Err(too_deep) = gph_syntax::stack::catch(|| self.session.load(file)) {
+            eprintln!("gph: {too_deep}");
+        }
+    }
+
+    /// Runs one input (a command, a definition, an expression, or the
+    /// lines of a `:{ ... :}` block joined); false to quit. A program too
+    /// deep for the compiler's stack is an error, and the session goes on
+    /// as before the input.
+    pub fn input(&mut self, input: &str) -> bool {
+        // A Ctrl-C from now on (while the input compiles, too) stops it.
+        self.session.interrupt.store(false, Ordering::SeqCst);
+        let s = &mut self.session;
+        let saved = (s.defs.clone(), s.imports.clone());
+        match gph_syntax::stack::catch(|| s.input(input)) {
+            Ok(go_on) => go_on,
+            Err(too_deep) => {
+                eprintln!("gph: {too_deep}");
+                (s.defs, s.imports) = saved;
+                true
+            }
+        }
+    }
+
+    /// Set, it stops the evaluation under way (what Ctrl-C sets).
+    pub fn interrupt(&self) -> Arc<AtomicBool> {
+        self.session.interrupt.clone()
+    }
+}
+
 /// Runs the REPL until `:quit` or end of input.
 pub fn repl(
     file: Option<String>,
@@ -132,51 +236,12 @@ pub fn repl(
     machine: MachineOpts,
     compiler: CompileOpts,
 ) -> Result<(), ()> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let names = Arc::new(Mutex::new(Vec::new()));
-    // Each evaluation's recording goes here (`:profile`, `:trace` and
-    // `:eventlog` copy it out); a folder of a random name, this user's
-    // alone (src/files.rs says why).
-    let scratch_dir = match crate::files::scratch_dir("gph-repl-") {
-        Ok(d) => Some(d),
-        Err(e) => {
-            eprintln!(
-                "gph: cannot make a scratch folder in {}: {e}",
-                std::env::temp_dir().display()
-            );
-            None
-        }
-    };
-    let scratch = scratch_dir
-        .as_ref()
-        .map_or_else(std::path::PathBuf::new, |d| d.path().to_path_buf());
-    let mut session = Session {
-        machine_session: gph_runtime::session::Session::new(),
-        bound: Vec::new(),
-        step_limit: 1000,
-        graph_file: "gph-graph.dot".into(),
-        pattern_binds: 0,
-        stepping: None,
-        args: Vec::new(),
-        last: None,
-        recorded: false,
-        scratch: scratch.clone(),
-        file: None,
-        target: None,
-        text: String::new(),
-        defs: Vec::new(),
-        imports: Vec::new(),
-        timing: false,
-        machine,
-        compiler: compiler.options(),
-        interrupt,
-        names: names.clone(),
-        types_memo: Default::default(),
-    };
+    let mut repl = Repl::new(machine, compiler);
+    let names = repl.session.names.clone();
     let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;
     {
-        let flag = session.interrupt.clone();
+        let flag = repl.interrupt();
         // Ctrl-C during an evaluation stops it; at the prompt rustyline sees
         // it as a key. Installed after the editor: on a terminal rustyline
         // puts in its own SIGINT handler when it starts, which would
@@ -192,9 +257,7 @@ pub fn repl(
         let _ = editor.load_history(h);
     }
     println!("gph repl: :help for the commands, :quit to leave");
-    if let Err(too_deep) = gph_syntax::stack::catch(|| session.load(file)) {
-        eprintln!("gph: {too_deep}");
-    }
+    repl.load(file);
     loop {
         let line = match editor.readline("gph> ") {
             Ok(l) => {
@@ -211,8 +274,6 @@ pub fn repl(
             }
         };
         let _ = editor.add_history_entry(line.as_str());
-        // A Ctrl-C from now on (while the input compiles, too) stops it.
-        session.interrupt.store(false, Ordering::SeqCst);
         let input = if line.trim() == ":{" {
             let mut block = Vec::new();
             loop {
@@ -237,21 +298,12 @@ pub fn repl(
         } else {
             line
         };
-        // A program too deep for the compiler's stack is an error, and the
-        // session goes on as before the input.
-        let saved = (session.defs.clone(), session.imports.clone());
-        match gph_syntax::stack::catch(|| session.input(&input)) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(too_deep) => {
-                eprintln!("gph: {too_deep}");
-                (session.defs, session.imports) = saved;
-            }
+        if !repl.input(&input) {
+            break;
         }
     }
     if let Some(h) = &history {
         let _ = editor.save_history(h);
     }
-    drop(scratch_dir);
     Ok(())
 }

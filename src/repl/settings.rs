@@ -115,6 +115,10 @@ impl Session {
                     eprintln!("gph: {e}");
                     return;
                 }
+                if self.sandboxed && s.machine.writes_files() {
+                    eprintln!("gph: :set {arg}: not available here: it writes a file");
+                    return;
+                }
                 self.machine = s.machine;
                 println!("machine: {}", self.machine.describe());
             }

@@ -3,7 +3,7 @@
 //! binding; and its diagnostics moved back into what the user typed.
 
 use super::{Session, IT, KIND};
-use crate::report;
+use crate::options::report;
 use gph_syntax::{Diagnostic, SourceFile, SourceMap, Span};
 
 /// What the session's program looks like with some extra text appended.

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs a fuzz target (docs/reliability.md "Fuzzing"):
+#   fuzz/run.sh TARGET [SECONDS] [libFuzzer options...]
+# TARGET is frontend, grid or repl; SECONDS defaults to 60. New inputs
+# that reach new code go to fuzz/corpus/TARGET (not committed); the
+# tests' files are the seed corpus, read but never written. A crash, a
+# hang (over 10 s) or a run over 4 GB leaves its input in
+# fuzz/artifacts/TARGET and exits non-zero. Installs cargo-fuzz if need
+# be; builds without a sanitizer (safe Rust: the stable toolchain).
+set -euo pipefail
+cd "$(dirname "$0")"
+target=${1:?usage: fuzz/run.sh frontend|grid|repl [SECONDS] [libFuzzer options]}
+secs=${2:-60}
+shift $(( $# < 2 ? $# : 2 ))
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+case $target in
+  frontend) seeds=(../tests/programs ../tests/errors ../tests/layout ../tests/runtime-errors ../programs ../prelude) ;;
+  grid) seeds=(../programs/grids) ;;
+  repl) seeds=(../tests/repl) ;;
+  *) echo "no fuzz target $target (frontend, grid, repl)" >&2; exit 2 ;;
+esac
+mkdir -p "corpus/$target"
+# The REPL answers on stdout: libFuzzer's own lines are on stderr.
+[ "$target" = repl ] && set -- -close_fd_mask=1 "$@"
+exec cargo fuzz run --sanitizer none "$target" "corpus/$target" "${seeds[@]}" -- \
+  -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 "$@"

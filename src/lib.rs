@@ -1,0 +1,17 @@
+//! The `gph` command's parts, as a library: its options, the REPL, the
+//! cache of compiled programs, `calibrate`, and the files and signals it
+//! handles. `main.rs` is the command line over them; the fuzz targets
+//! (`fuzz/`) drive the REPL through [`repl::Repl`].
+
+// The command's functions print their error and return `Err(())`: the
+// message has been said, only the exit status is left to set.
+#![allow(clippy::result_unit_err)]
+
+pub mod cache;
+pub mod calibrate;
+pub mod files;
+pub mod options;
+pub mod repl;
+pub mod signals;
+
+pub use options::{CompileOpts, MachineOpts, ObserveOpts};

@@ -1,0 +1,44 @@
+//! The fuzz targets (`fuzz/`, docs/reliability.md "Fuzzing") build and run
+//! a short while each without finding a crash: the front end on the
+//! tests' programs and their mutations, the grid parser on the grids,
+//! the REPL on the REPL transcripts. Long runs are `fuzz/run.sh TARGET
+//! SECONDS`. cargo-fuzz is installed when missing (from crates.io); the
+//! targets build without a sanitizer, on the stable toolchain. Where it
+//! cannot be installed, the test says so and passes.
+
+use std::process::Command;
+
+/// Seconds each target runs: enough to go through its seed corpus once.
+const SMOKE: [(&str, &str); 3] = [("frontend", "60"), ("grid", "10"), ("repl", "60")];
+
+#[test]
+fn fuzz_targets_find_nothing_in_a_short_run() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let have = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        let installed = Command::new("cargo")
+            .args(["install", "cargo-fuzz", "--locked"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !installed {
+            eprintln!("cargo-fuzz cannot be installed here: the fuzz targets were not run");
+            return;
+        }
+    }
+    for (target, secs) in SMOKE {
+        let out = Command::new(format!("{root}/fuzz/run.sh"))
+            .args([target, secs])
+            .output()
+            .expect("fuzz/run.sh runs");
+        let log = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = log.lines().rev().take(40).collect();
+        assert!(
+            out.status.success(),
+            "fuzz target {target} failed:\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+}
