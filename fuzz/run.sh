@@ -9,18 +9,20 @@
 # be; builds without a sanitizer (safe Rust: the stable toolchain).
 set -euo pipefail
 cd "$(dirname "$0")"
+here=$PWD
 target=${1:?usage: fuzz/run.sh frontend|grid|repl [SECONDS] [libFuzzer options]}
 secs=${2:-60}
 shift $(( $# < 2 ? $# : 2 ))
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 case $target in
-  frontend) seeds=(../tests/programs ../tests/errors ../tests/layout ../tests/runtime-errors ../programs ../prelude) ;;
-  grid) seeds=(../programs/grids) ;;
-  repl) seeds=(../tests/repl) ;;
+  frontend) seeds=(tests/programs tests/errors tests/layout tests/runtime-errors programs prelude) ;;
+  grid) seeds=(programs/grids) ;;
+  repl) seeds=(tests/repl) ;;
   *) echo "no fuzz target $target (frontend, grid, repl)" >&2; exit 2 ;;
 esac
 mkdir -p "corpus/$target"
 # The REPL answers on stdout: libFuzzer's own lines are on stderr.
 [ "$target" = repl ] && set -- -close_fd_mask=1 "$@"
-exec cargo fuzz run --sanitizer none "$target" "corpus/$target" "${seeds[@]}" -- \
+# Absolute paths: the REPL's target works in a scratch folder.
+exec cargo fuzz run --sanitizer none "$target" "$here/corpus/$target" "${seeds[@]/#/$here/../}" -- \
   -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 "$@"

@@ -112,6 +112,9 @@ pub struct ObserveOpts {
     /// Draw the activity profile (per PE and overall) as an SVG picture.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<String>,
+    /// The most bytes each file may take (None: no limit).
+    #[arg(skip)]
+    pub file_limit: Option<u64>,
 }
 
 impl ObserveOpts {
@@ -139,6 +142,7 @@ impl ObserveOpts {
             pes: config.grid.as_ref().map_or(config.pes.max(1), |g| g.len()),
             grid: config.grid.clone(),
             policy,
+            file_limit: self.file_limit,
         };
         let out = gph_runtime::obs::out::Outputs::create(
             &info,

@@ -5,6 +5,12 @@
 use super::{Session, ENTRY};
 use std::time::Instant;
 
+/// The most bytes each file of an evaluation's recording takes (its
+/// eventlog, its trace): an evaluation that runs for minutes recorded 86
+/// MB, and a session of many such filled the temporary folder. What is
+/// kept is the run's beginning, in files their tools read.
+pub(super) const RECORDING_LIMIT: u64 = 32 << 20;
+
 impl Session {
     /// Runs a compiled evaluation on the session's machine, recording its
     /// events for `:profile`, `:trace` and `:eventlog` afterwards.
@@ -44,6 +50,7 @@ impl Session {
                 Ok(()) => self.recorded = true,
                 Err(e) => eprintln!("gph: cannot record the evaluation: {e}"),
             }
+            self.recording_cut = o.cut();
         }
         let ok = matches!(exit, gph_runtime::Exit::Success);
         match exit {
@@ -77,6 +84,7 @@ impl Session {
             eventlog: at("last.eventlog"),
             trace: at("last.json"),
             profile: at("last.svg"),
+            file_limit: Some(RECORDING_LIMIT),
         }
     }
 
@@ -99,6 +107,11 @@ impl Session {
         };
         let Some(from) = from else { return };
         match std::fs::copy(&from, to) {
+            Ok(_) if self.recording_cut && what != "profile" => println!(
+                "wrote {to} (the evaluation's first {} MB of events: the REPL keeps no more \
+                 of one evaluation; `gph run --{what}` records a whole run)",
+                RECORDING_LIMIT >> 20
+            ),
             Ok(_) => println!("wrote {to}"),
             Err(e) => eprintln!("gph: cannot write {to}: {e}"),
         }

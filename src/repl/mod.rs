@@ -86,6 +86,8 @@ struct Session {
     last: Option<gph_runtime::Stats>,
     /// Whether the last evaluation's events are in `scratch`.
     recorded: bool,
+    /// Whether its recording stopped at `machine::RECORDING_LIMIT`.
+    recording_cut: bool,
     /// A directory of the session's own (removed at the end).
     scratch: std::path::PathBuf,
     /// The last program `types` checked without errors and its types,
@@ -169,6 +171,7 @@ impl Repl {
             args: Vec::new(),
             last: None,
             recorded: false,
+            recording_cut: false,
             scratch,
             file: None,
             target: None,

@@ -227,11 +227,16 @@ pub struct EventLog {
 }
 
 impl EventLog {
+    /// Whether events were left out for the file's limit.
+    pub fn cut(&self) -> bool {
+        self.file.cut()
+    }
+
     /// Creates the file and writes the header and what describes the run:
     /// a capability set per PE, with its capability, the RTS name and the
     /// program's arguments.
     pub fn create(path: &str, info: &RunInfo) -> Result<EventLog, String> {
-        let file = Appender::create(path)?;
+        let file = Appender::create(path, info.file_limit)?;
         let mut b = Bytes::default();
         b.u32(HEADER_BEGIN);
         b.u32(HET_BEGIN);

@@ -27,6 +27,9 @@ pub struct RunInfo {
     pub grid: Option<Grid>,
     /// The load policy and its settings, e.g. `gum`.
     pub policy: String,
+    /// The most bytes each file may take (None: no limit); the REPL's
+    /// recordings of every evaluation have one.
+    pub file_limit: Option<u64>,
 }
 
 impl RunInfo {
@@ -65,10 +68,14 @@ impl RunInfo {
 /// A file that several PEs append to, each a whole chunk at a time (an
 /// eventlog block, a run of trace events), so that what is in the file is
 /// always a sequence of complete chunks. The first error is kept and
-/// reported at the end; later writes are skipped.
+/// reported at the end; later writes are skipped. With a limit, the first
+/// chunk that would take the file past it and every chunk after are left
+/// out (the file still ends as its format requires: `finish`'s tail is
+/// always written).
 #[derive(Debug)]
 pub struct Appender {
     path: String,
+    limit: Option<u64>,
     state: Mutex<AppendState>,
 }
 
@@ -76,32 +83,59 @@ pub struct Appender {
 struct AppendState {
     file: File,
     error: Option<String>,
+    written: u64,
+    /// Chunks were left out for the limit.
+    cut: bool,
 }
 
 impl Appender {
-    pub fn create(path: &str) -> Result<Appender, String> {
+    pub fn create(path: &str, limit: Option<u64>) -> Result<Appender, String> {
         let file = File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
         Ok(Appender {
             path: path.to_string(),
-            state: Mutex::new(AppendState { file, error: None }),
+            limit,
+            state: Mutex::new(AppendState {
+                file,
+                error: None,
+                written: 0,
+                cut: false,
+            }),
         })
     }
 
-    /// Writes `bytes` at the end of the file, in one piece.
+    /// Writes `bytes` at the end of the file, in one piece (unless the
+    /// file is at its limit).
     pub fn append(&self, bytes: &[u8]) {
+        self.write(bytes, false);
+    }
+
+    fn write(&self, bytes: &[u8], tail: bool) {
         let Ok(mut s) = self.state.lock() else {
             return;
         };
+        let room = self
+            .limit
+            .is_none_or(|l| !s.cut && s.written + bytes.len() as u64 <= l);
+        if !(room || tail) {
+            s.cut = true;
+            return;
+        }
         if s.error.is_none() {
-            if let Err(e) = s.file.write_all(bytes) {
-                s.error = Some(format!("cannot write {}: {e}", self.path));
+            match s.file.write_all(bytes) {
+                Ok(()) => s.written += bytes.len() as u64,
+                Err(e) => s.error = Some(format!("cannot write {}: {e}", self.path)),
             }
         }
     }
 
+    /// Whether chunks were left out for the limit.
+    pub fn cut(&self) -> bool {
+        self.state.lock().is_ok_and(|s| s.cut)
+    }
+
     /// Writes `tail`, flushes; the first error met, if any.
     pub fn finish(&self, tail: &[u8]) -> Result<(), String> {
-        self.append(tail);
+        self.write(tail, true);
         let mut s = self
             .state
             .lock()
@@ -158,6 +192,12 @@ impl Outputs {
             keep(p.finish(run_time));
         }
         first
+    }
+
+    /// Whether a file stopped at its limit (`RunInfo::file_limit`).
+    pub fn cut(&self) -> bool {
+        self.eventlog.as_ref().is_some_and(EventLog::cut)
+            || self.trace.as_ref().is_some_and(Trace::cut)
     }
 }
 
@@ -238,10 +278,31 @@ mod tests {
 
     #[test]
     fn unwritable_path_is_an_error() {
-        let e = Appender::create("/nonexistent-dir/x.eventlog").unwrap_err();
+        let e = Appender::create("/nonexistent-dir/x.eventlog", None).unwrap_err();
         assert!(
             e.starts_with("cannot write /nonexistent-dir/x.eventlog: "),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_limited_file_keeps_whole_chunks_up_to_its_limit_and_its_tail() {
+        let dir = std::env::temp_dir().join(format!("gph-appender-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.json");
+        let a = Appender::create(path.to_str().unwrap(), Some(100)).unwrap();
+        a.append(b"[");
+        for _ in 0..50 {
+            a.append(b",\n{\"event\":1}");
+        }
+        assert!(a.cut());
+        a.finish(b"\n]\n").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() <= 100 + 3, "{} bytes", text.len());
+        assert!(text.ends_with("{\"event\":1}\n]\n"), "{text}");
+        let unlimited = Appender::create(path.to_str().unwrap(), None).unwrap();
+        unlimited.append(&[b'x'; 1000]);
+        assert!(!unlimited.cut());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

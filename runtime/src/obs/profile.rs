@@ -553,6 +553,7 @@ mod tests {
             pes: 2,
             grid: None,
             policy: "gum".into(),
+            file_limit: None,
         };
         let mut a = Bins::new();
         a.add(0.0, 1e-3, &st(true, 1, 0));

@@ -51,9 +51,14 @@ fn micros(t: f64) -> String {
 }
 
 impl Trace {
+    /// Whether events were left out for the file's limit.
+    pub fn cut(&self) -> bool {
+        self.file.cut()
+    }
+
     /// Creates the file and names each PE's process and fixed tracks.
     pub fn create(path: &str, info: &RunInfo) -> Result<Trace, String> {
-        let file = Appender::create(path)?;
+        let file = Appender::create(path, info.file_limit)?;
         let mut items = Vec::new();
         for pe in 0..info.pes.max(1) {
             let name = info.pe_name(PeId(pe as u16));
