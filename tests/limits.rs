@@ -66,5 +66,21 @@ fn a_growing_program_stays_within_its_heap_limit() {
             );
         }
     }
+    // Out of heap as soon as the live data fills what the limit allows:
+    // the collections are those of the heap's doublings and one more, not
+    // a long tail of collections that each copy it all to free a few
+    // words (22 at 256M before).
+    let (code, stderr, _) =
+        run_measured(&["run", "--pes", "1", "--heap-limit", "256M", "--stats", prog]);
+    assert_eq!(code, 1, "{stderr}");
+    let collections: u64 = stderr
+        .lines()
+        .find_map(|l| l.trim().strip_suffix(" collections"))
+        .and_then(|n| n.trim().replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("no count of collections in {stderr}"));
+    assert!(
+        collections <= 10,
+        "{collections} collections before failing"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

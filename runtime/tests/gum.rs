@@ -168,7 +168,8 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
             origin: PeId(1),
             age: 0,
             threads: 0,
-            early: false
+            early: false,
+            serial: 1,
         })
     );
     // One FISH out at a time.
@@ -198,6 +199,12 @@ fn a_fish_that_finds_no_work_comes_home_on_two_pes() {
     pes[1].step(None).unwrap();
     assert_eq!(kinds(&take(&mut pes, 1)), vec![MsgKind::Fish]);
     assert_eq!(pes[1].stats().fish_sent, 2);
+    // A copy of the first fish (a network that duplicates) comes home:
+    // the second is still out, and PE1 sends no third.
+    deliver(&mut pes, &back[0]);
+    assert!(pes[1].fishing());
+    assert_eq!(pes[1].stats().fish_failed, 1);
+    assert!(pes[1].take_outbox().is_empty());
 }
 
 #[test]

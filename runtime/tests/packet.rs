@@ -64,7 +64,7 @@ fn run_holding_a_head(chunk_timeout: Duration) -> (Vec<PeStats>, bool) {
         codec::Writer::new(MsgKind::Head).word(7).finish(),
     );
     pes[1].send_envelope(head);
-    let (r, _) = sim::run(&mut pes, &Grid::uniform(2).unwrap(), main);
+    let (r, _) = sim::run(&mut pes, &Grid::uniform(2).unwrap(), main, None);
     assert!(r.is_ok(), "{r:?}");
     let held = pes.iter().any(|pe| pe.holds_messages());
     let stats = pes.iter().map(|pe| pe.stats().clone()).collect();

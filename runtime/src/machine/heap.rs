@@ -624,7 +624,13 @@ impl Heap {
             let grow = cap.saturating_mul(2).max(want) - cap;
             let must = (self.hp + need).saturating_sub(cap);
             let got = self.budget.take(2 * grow, 2 * must) / 2;
-            if self.hp + need > cap + got {
+            // Out of heap, or as good as: held back by the limit, with
+            // less free than an eighth of the live data, the program would
+            // collect again and again, each time copying it all for a few
+            // words of room (a list growing under --heap-limit 1G took 9 s
+            // to fail, most of them in such collections; GHC stops).
+            let thrashing = got < grow && cap + got - self.hp < need + live / THRASHING;
+            if self.hp + need > cap + got || thrashing {
                 self.budget.give_back(2 * got);
                 return Err(self.budget.limit_words);
             }
@@ -651,6 +657,10 @@ impl Drop for Heap {
         self.budget.give_back(2 * self.mem.len());
     }
 }
+
+/// A heap the limit keeps from growing is exhausted when less than the
+/// live data over this is free after a collection (`Heap::finish`).
+const THRASHING: usize = 8;
 
 /// Under GC stress, at most this many collections per live heap's worth
 /// of allocation (see `Heap::finish`).
