@@ -18,86 +18,12 @@ if any run failed.
 import argparse
 import concurrent.futures
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import programs  # noqa: E402
-
-ROOT = programs.ROOT
-
-# programs/ at sizes a sweep of hundreds of runs each can afford (their
-# .args are the benchmarks' sizes).
-SMALL = {
-    "edenEcho": "1 3000",
-    "edenMandel": "80 60",
-    "edenParsort": "20000 8",
-    "edenRaytracer": "60 40",
-    "edenSorts": "parsort 20000",
-    "linsolv": "20",
-    "mandel": "80 60",
-    "matmult": "60",
-    "nfib": "22 15",
-    "parsort": "20000 8",
-    "queens": "8",
-    "raytracer": "60 40",
-    "sumEuler": "1 600 30",
-}
-
-
-class Case:
-    """A program, how to run it, and what it must print."""
-
-    def __init__(self, name, file, args=(), flags=(), stdin=b"", stdout=None, exit=0):
-        self.name, self.file = name, file
-        self.args, self.flags = list(args), list(flags)
-        self.stdin, self.stdout, self.exit = stdin, stdout, exit
-
-
-def read(path, binary=False):
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as f:
-        data = f.read()
-    return data if binary else data.decode("utf-8", "replace")
-
-
-def golden(folder):
-    """The programs of a golden folder (tests/README.md's layout)."""
-    out = []
-    base = os.path.join(ROOT, folder)
-    for entry in sorted(os.listdir(base)):
-        path = os.path.join(base, entry)
-        if os.path.isdir(path):
-            mains = [os.path.join(path, m) for m in ("Main.gph", "Main.hs", "Main.lhs")]
-            file = next((m for m in mains if os.path.isfile(m)), None)
-            name = entry
-        elif entry.endswith((".gph", ".lhs")):
-            file, name = path, entry.rsplit(".", 1)[0]
-        else:
-            continue
-        if file is None:
-            continue
-        stem = file.rsplit(".", 1)[0]
-        words = lambda ext: (read(stem + ext) or "").split()  # noqa: E731
-        code = read(stem + ".exitcode")
-        exit_code = int(code) if code else (1 if folder.endswith("runtime-errors") else 0)
-        out.append(Case(name, os.path.relpath(file, ROOT), words(".args"), words(".flags"),
-                        read(stem + ".stdin", True) or b"", read(stem + ".stdout") or "",
-                        exit_code))
-    return out
-
-
-def run(gph, flags, case, timeout):
-    """(exit status or 'timeout', stdout, stderr) of one run."""
-    cmd = [gph, "run", *flags, *case.flags, case.file, "--", *case.args]
-    try:
-        p = subprocess.run(cmd, input=case.stdin, capture_output=True, timeout=timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return "timeout", "", ""
-    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
-
+from programs import ROOT, SMALL, Case, golden, run  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -232,6 +232,7 @@ impl MachineOpts {
         opt("no-chunking", flag(o.no_chunking));
         opt("packet-size", o.packet_size.map(|b| b.to_string()));
         opt("chunk-timeout", o.chunk_timeout.as_ref().map(ms));
+        opt("slice", o.slice.map(|n| n.to_string()));
         a
     }
 

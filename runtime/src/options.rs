@@ -37,6 +37,10 @@ pub struct Overrides {
     /// with (default 1).
     #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub chunk_timeout: Option<std::time::Duration>,
+    /// Reductions a thread runs before the PE turns to its messages and
+    /// other threads (default 20000; GHC's context switch, -C).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub slice: Option<u64>,
 }
 
 impl Overrides {
@@ -60,6 +64,9 @@ impl Overrides {
         }
         if let Some(t) = self.chunk_timeout {
             tuning.chunking.timeout = t;
+        }
+        if let Some(n) = self.slice {
+            tuning.slice = n;
         }
     }
 
@@ -87,6 +94,9 @@ impl Overrides {
         }
         if let Some(d) = self.chunk_timeout {
             policy.push_str(&format!(", chunk timeout {} ms", ms(d)));
+        }
+        if let Some(n) = self.slice {
+            policy.push_str(&format!(", slices of {n} reductions"));
         }
     }
 }
