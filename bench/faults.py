@@ -8,6 +8,7 @@ does. A run that takes longer than --timeout is a hang.
 
     bench/faults.py                      # 100 seeds x {4,16} x {gum,gum2}
     bench/faults.py --seeds 5 --only par_ # five seeds, programs named par_*
+    bench/faults.py --pes '' --grid programs/grids/hetero8.toml  # on a grid
     GPH=path/to/gph bench/faults.py       # another build
 
 Prints one line per failure (the command to run it again) and a summary:
@@ -31,6 +32,8 @@ def main():
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--pes", default="4,16", help="PE counts, comma-separated")
     ap.add_argument("--sched", default="gum,gum2", help="load policies, comma-separated")
+    ap.add_argument("--grid", action="append", default=[],
+                    help="a grid file to run on too (with each policy); may be repeated")
     ap.add_argument("--only", default="", help="programs whose names start with this")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=120, help="seconds a run may take")
@@ -47,15 +50,19 @@ def main():
         if c.stdout is None:
             c.exit, c.stdout, _ = run(gph, ["--pes", "1"], c, a.timeout)
 
-    configs = [(p, s) for p in a.pes.split(",") for s in a.sched.split(",")]
+    # (what it is, its flags)
+    configs = [(f"{p} PEs {s}", ["--pes", p, "--sched", s])
+               for p in a.pes.split(",") if p for s in a.sched.split(",")]
+    configs += [(f"{os.path.basename(g)} {s}", ["--grid", g, "--sched", s])
+                for g in a.grid for s in a.sched.split(",")]
     seeds = range(a.first_seed, a.first_seed + a.seeds)
-    work = [(c, p, s, seed) for c in cases for p, s in configs for seed in seeds]
+    work = [(c, flags, seed) for c in cases for _, flags in configs for seed in seeds]
     start = time.time()
     failures = []
 
     def one(job):
-        c, pes, sched, seed = job
-        flags = ["--engine", "sim", "--pes", pes, "--sched", sched, "--faults", str(seed)]
+        c, config, seed = job
+        flags = ["--engine", "sim", *config, "--faults", str(seed)]
         code, out, err = run(gph, flags, c, a.timeout)
         problems = []
         if code != c.exit:
@@ -78,7 +85,7 @@ def main():
                 print(f"... {done}/{len(work)} runs, {len(failures)} failed, "
                       f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
     print(f"{len(cases)} programs x {a.seeds} seeds x {len(configs)} configurations "
-          f"({', '.join(f'{p} PEs {s}' for p, s in configs)}) = {len(work)} runs: "
+          f"({', '.join(what for what, _ in configs)}) = {len(work)} runs: "
           f"{len(failures)} failed, {time.time() - start:.0f} s")
     sys.exit(1 if failures else 0)
 

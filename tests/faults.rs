@@ -39,6 +39,21 @@ fn parallel_programs_print_the_same_under_faults() {
             }
         }
     }
+    // A grid of two clusters: Grid-GUM2 measures latencies to tell them
+    // apart, and the faults lie to it.
+    let flags = [
+        "--engine",
+        "sim",
+        "--grid",
+        "programs/grids/hetero8.toml",
+        "--faults",
+        "3",
+    ];
+    failures.extend(
+        run_golden(&cases, &flags)
+            .into_iter()
+            .map(|f| format!("{}: {f}", flags.join(" "))),
+    );
     assert_no_failures(failures, "parallel", "under faults");
 }
 
