@@ -194,8 +194,10 @@ impl Repl {
 
     /// From now on, commands that write files or run other programs
     /// (`:!`, `:edit`, `:cd`, `:graph`, `:eventlog`, `:trace`, `:profile`,
-    /// `:set stats-json`) are refused: for a session whose inputs come
-    /// from someone who may not use this machine's files.
+    /// `:set stats-json`) are refused: for inputs nobody chose (the fuzz
+    /// target's). The programs it evaluates still do their own IO
+    /// (`readFile`, `writeFile`): a session open to strangers must
+    /// confine those too.
     pub fn sandbox(&mut self) {
         self.session.sandboxed = true;
     }
