@@ -4,7 +4,7 @@
 # TARGET is frontend, grid or repl; SECONDS defaults to 60. New inputs
 # that reach new code go to fuzz/corpus/TARGET (not committed); the
 # tests' files are the seed corpus, read but never written. A crash, a
-# hang (over 10 s) or a run over 4 GB leaves its input in
+# hang (over 10 s; 60 s for repl) or a run over 4 GB leaves its input in
 # fuzz/artifacts/TARGET and exits non-zero. Installs cargo-fuzz if need
 # be; builds without a sanitizer (safe Rust: the stable toolchain).
 set -euo pipefail
@@ -21,8 +21,14 @@ case $target in
   *) echo "no fuzz target $target (frontend, grid, repl)" >&2; exit 2 ;;
 esac
 mkdir -p "corpus/$target"
-# The REPL answers on stdout: libFuzzer's own lines are on stderr.
-[ "$target" = repl ] && set -- -close_fd_mask=1 "$@"
+# The REPL answers on stdout: libFuzzer's own lines are on stderr. Its
+# inputs are up to eight lines, each compiled with the Prelude and some
+# run for up to 2 s: a minute before one counts as a hang.
+timeout=10
+if [ "$target" = repl ]; then
+  set -- -close_fd_mask=1 "$@"
+  timeout=60
+fi
 # Absolute paths: the REPL's target works in a scratch folder.
 exec cargo fuzz run --sanitizer none "$target" "$here/corpus/$target" "${seeds[@]/#/$here/../}" -- \
-  -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -max_len=65536 "$@"
+  -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=4096 -max_len=65536 "$@"

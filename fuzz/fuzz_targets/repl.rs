@@ -16,6 +16,13 @@ const MAX_LINES: usize = 8;
 
 fuzz_target!(
     init: {
+        // A program that reads standard input gets end of file, not the
+        // fuzzer's terminal (a read blocks where no interrupt reaches).
+        let null = std::fs::File::open("/dev/null").expect("/dev/null");
+        // SAFETY: replaces this process's descriptor 0 with /dev/null.
+        unsafe {
+            libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), 0);
+        }
         let dir = std::env::temp_dir().join(format!("gph-fuzz-repl-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a scratch folder");
         std::env::set_current_dir(&dir).expect("into the scratch folder");
