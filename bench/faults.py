@@ -17,14 +17,13 @@ if any run failed.
 """
 
 import argparse
-import concurrent.futures
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import programs  # noqa: E402
-from programs import ROOT, SMALL, Case, golden, run  # noqa: E402
+from programs import ROOT, SMALL, Case, differences, golden, run, sweep  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -58,32 +57,18 @@ def main():
     seeds = range(a.first_seed, a.first_seed + a.seeds)
     work = [(c, flags, seed) for c in cases for _, flags in configs for seed in seeds]
     start = time.time()
-    failures = []
 
     def one(job):
         c, config, seed = job
         flags = ["--engine", "sim", *config, "--faults", str(seed)]
         code, out, err = run(gph, flags, c, a.timeout)
-        problems = []
-        if code != c.exit:
-            problems.append(f"exit {code}, expected {c.exit}")
-        if out != c.stdout:
-            problems.append("stdout differs")
-        if "panicked" in err:
-            problems.append("panic")
+        problems = differences(c, code, out, err)
         if problems:
             cmd = " ".join(["gph run", *flags, *c.flags, c.file, "--", *c.args])
             return f"{cmd}: {'; '.join(problems)}\n  {err.strip()[-300:]}"
         return None
 
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for done, r in enumerate(pool.map(one, work), 1):
-            if r:
-                failures.append(r)
-                print(r, flush=True)
-            if done % 1000 == 0:
-                print(f"... {done}/{len(work)} runs, {len(failures)} failed, "
-                      f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
+    failures = sweep(work, one, a.jobs, 1000)
     print(f"{len(cases)} programs x {a.seeds} seeds x {len(configs)} configurations "
           f"({', '.join(what for what, _ in configs)}) = {len(work)} runs: "
           f"{len(failures)} failed, {time.time() - start:.0f} s")

@@ -177,3 +177,36 @@ def run(gph, flags, case, timeout):
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def differences(case, code, out, err):
+    """What a run of `case` (exit status `code`, or "hang"; its stdout and
+    stderr) did that it must not: the wrong exit status, other output, a
+    panic."""
+    problems = []
+    if code != case.exit:
+        problems.append("hang" if code == "hang" else f"exit {code}, expected {case.exit}")
+    if code != "hang" and out != case.stdout:
+        problems.append("stdout differs")
+    if "panicked" in err:
+        problems.append("panic")
+    return problems
+
+
+def sweep(work, one, jobs, every):
+    """Calls `one` on each item of `work`, `jobs` at a time; prints what it
+    returns for a failure (None for a pass) and, every `every` items, the
+    progress on stderr. The failures."""
+    import concurrent.futures
+    import time
+    start = time.time()
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for done, r in enumerate(pool.map(one, work), 1):
+            if r:
+                failures.append(r)
+                print(r, flush=True)
+            if done % every == 0:
+                print(f"... {done}/{len(work)} runs, {len(failures)} failed, "
+                      f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
+    return failures

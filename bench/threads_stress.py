@@ -19,7 +19,6 @@ a summary. Exit status 1 if any run failed.
 """
 
 import argparse
-import concurrent.futures
 import os
 import random
 import signal
@@ -30,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import programs  # noqa: E402
-from programs import ROOT, SMALL, Case, golden, run  # noqa: E402
+from programs import ROOT, SMALL, Case, differences, golden, run, sweep  # noqa: E402
 
 
 def parallel(case):
@@ -91,7 +90,6 @@ def main():
             slice_ = int(10 ** rng.uniform(1.7, 5))
             work.append((c, k, pes, slice_))
     start = time.time()
-    failures = []
 
     def one(job):
         c, k, pes, slice_ = job
@@ -99,27 +97,14 @@ def main():
         flags = ["--pes", str(pes), "--slice", str(slice_), "--eventlog", log]
         cmd = [gph, "run", *flags, *c.flags, c.file, "--", *c.args]
         code, out, err = run_watched(cmd, c.stdin, a.timeout)
-        problems = []
-        if code != c.exit:
-            problems.append("hang" if code == "hang" else f"exit {code}, expected {c.exit}")
-        if code != "hang" and out != c.stdout:
-            problems.append("stdout differs")
-        if "panicked" in err:
-            problems.append("panic")
+        problems = differences(c, code, out, err)
         if not problems:
             os.unlink(log) if os.path.exists(log) else None
             return None
         shown = " ".join(["gph run", *flags, *c.flags, c.file, "--", *c.args])
         return f"{shown}: {'; '.join(problems)} (eventlog kept)\n  {err.strip()[-300:]}"
 
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for done, r in enumerate(pool.map(one, work), 1):
-            if r:
-                failures.append(r)
-                print(r, flush=True)
-            if done % 500 == 0:
-                print(f"... {done}/{len(work)} runs, {len(failures)} failed, "
-                      f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
+    failures = sweep(work, one, a.jobs, 500)
     print(f"{len(cases)} programs x {a.runs} runs (2-16 PEs, slices of 50-100,000 "
           f"reductions) = {len(work)} runs: {len(failures)} failed, "
           f"{time.time() - start:.0f} s; eventlogs of failures in {keep}")

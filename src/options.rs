@@ -23,18 +23,23 @@ pub struct CompileOpts {
     lint: bool,
 }
 
+/// A group of options from the words `args` (no command name before).
+fn parse_args<T: clap::Args>(args: &[&str]) -> Result<T, String> {
+    #[derive(clap::Parser)]
+    #[command(no_binary_name = true)]
+    struct Args<T: clap::Args> {
+        #[command(flatten)]
+        group: T,
+    }
+    <Args<T> as clap::Parser>::try_parse_from(args)
+        .map(|a| a.group)
+        .map_err(|e| e.to_string())
+}
+
 impl CompileOpts {
     /// The options of `gph run` ARGS (`-O0`, `--lint`).
     pub fn parse(args: &[&str]) -> Result<CompileOpts, String> {
-        #[derive(clap::Parser)]
-        #[command(no_binary_name = true)]
-        struct Args {
-            #[command(flatten)]
-            compiler: CompileOpts,
-        }
-        <Args as clap::Parser>::try_parse_from(args)
-            .map(|a| a.compiler)
-            .map_err(|e| e.to_string())
+        parse_args(args)
     }
 
     pub fn options(&self) -> gph_compiler::Options {
@@ -178,15 +183,7 @@ fn default_heap_limit() -> u64 {
 impl MachineOpts {
     /// The options of `gph run` ARGS (`--pes 4`, `--engine sim`, ...).
     pub fn parse(args: &[&str]) -> Result<MachineOpts, String> {
-        #[derive(clap::Parser)]
-        #[command(no_binary_name = true)]
-        struct Args {
-            #[command(flatten)]
-            machine: MachineOpts,
-        }
-        <Args as clap::Parser>::try_parse_from(args)
-            .map(|a| a.machine)
-            .map_err(|e| e.to_string())
+        parse_args(args)
     }
 
     /// Whether a run writes a file of its own (`--stats-json`).
@@ -366,4 +363,18 @@ pub fn report(sources: &SourceMap, diags: &[Diagnostic]) -> bool {
         }
     }
     diags.iter().any(Diagnostic::is_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn option_groups_parse_from_words() {
+        let m = MachineOpts::parse(&["--pes", "3", "--engine", "sim"]).unwrap();
+        assert_eq!(m.engine, EngineKind::Sim);
+        assert!(m.describe().starts_with("3 PEs, engine sim"));
+        assert!(CompileOpts::parse(&["-O0"]).is_ok_and(|c| !c.options().optimise));
+        assert!(MachineOpts::parse(&["--pes", "0"]).is_err());
+    }
 }
