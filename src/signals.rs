@@ -10,6 +10,9 @@
 //! would not stop, so a watchdog gives it [`GRACE`]; then the signal's
 //! default action ends gph. A second signal ends it at once (the handler
 //! is reset after the first).
+//!
+//! `gph repl` ended by SIGTERM or SIGHUP removes its scratch folder first
+//! ([`remove_on_signals`]); before, each such end left one behind.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -48,12 +51,32 @@ pub fn stop_runs_on_signals(flag: Arc<AtomicBool>) {
     if FLAG.set(flag).is_err() {
         return;
     }
-    // The watchdog sleeps in read(2) until the handler writes to the pipe:
-    // a thread that woke to look 50 times a second cost a busy 2-PE run on
-    // 2 cores up to 5 %.
+    watch(&[libc::SIGINT, libc::SIGTERM], |sig| {
+        std::thread::sleep(GRACE);
+        if !STOPPED.load(Ordering::SeqCst) {
+            default_action(sig);
+        }
+    });
+}
+
+/// Makes SIGTERM and SIGHUP (a closed terminal) remove `dir` (the REPL's
+/// scratch folder) before they end the process as they would have.
+/// SIGINT stays the REPL's, which stops an evaluation with it.
+pub fn remove_on_signals(dir: std::path::PathBuf) {
+    watch(&[libc::SIGTERM, libc::SIGHUP], move |sig| {
+        let _ = std::fs::remove_dir_all(&dir);
+        default_action(sig);
+    });
+}
+
+/// Installs the handler for `sigs`, and a thread that runs `then` with the
+/// signal once one comes. The thread sleeps in read(2) until the handler
+/// writes to a pipe: a thread that woke to look 50 times a second cost a
+/// busy 2-PE run on 2 cores up to 5 %.
+fn watch(sigs: &[libc::c_int], then: impl FnOnce(libc::c_int) + Send + 'static) {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe(2) fills the two descriptors.
-    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+    if WAKE.load(Ordering::SeqCst) >= 0 || unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
         return;
     }
     WAKE.store(fds[1], Ordering::SeqCst);
@@ -62,23 +85,15 @@ pub fn stop_runs_on_signals(flag: Arc<AtomicBool>) {
         // SAFETY: reads one byte into a local.
         let n = unsafe { libc::read(fds[0], (&mut byte as *mut u8).cast(), 1) };
         let sig = RECEIVED.load(Ordering::SeqCst);
-        if n < 0 || sig == 0 {
-            continue;
+        if n >= 0 && sig != 0 {
+            then(sig);
+            return;
         }
-        std::thread::sleep(GRACE);
-        if !STOPPED.load(Ordering::SeqCst) {
-            // SAFETY: the default action of a signal the process had.
-            unsafe {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::raise(sig);
-            }
-        }
-        return;
     });
-    for sig in [libc::SIGINT, libc::SIGTERM] {
+    for &sig in sigs {
         // SAFETY: a plain sigaction with a handler that only touches
-        // atomics and write(2); SA_RESETHAND makes a second signal take its default
-        // action, SA_RESTART keeps other system calls going.
+        // atomics and write(2); SA_RESETHAND makes a second signal take its
+        // default action, SA_RESTART keeps other system calls going.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
@@ -86,6 +101,15 @@ pub fn stop_runs_on_signals(flag: Arc<AtomicBool>) {
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(sig, &action, std::ptr::null_mut());
         }
+    }
+}
+
+/// Ends the process by `sig`'s default action.
+fn default_action(sig: libc::c_int) {
+    // SAFETY: the default action of a signal the process had.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
     }
 }
 

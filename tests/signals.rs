@@ -56,3 +56,49 @@ fn a_signal_stops_a_run_cleanly() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `gph repl` ended by SIGTERM or SIGHUP (a closed terminal) removes its
+/// scratch folder (each evaluation's recording) before it ends; before,
+/// every such end left one in the temporary folder.
+#[test]
+fn a_repl_ended_by_a_signal_leaves_no_scratch_folder() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = std::env::temp_dir().join(format!("gph-signals-repl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    for sig in [libc::SIGTERM, libc::SIGHUP] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gph"))
+            .args(["repl", "--pes", "1"])
+            .env("TMPDIR", &tmp)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("gph runs");
+        let mut stdin = child.stdin.take().unwrap();
+        // An evaluation, so that there is a recording; then wait for it.
+        writeln!(stdin, "sum [1 .. 100 :: Int]").unwrap();
+        stdin.flush().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut seen = String::new();
+        let mut buf = [0u8; 256];
+        while !seen.contains("5050") {
+            let n = std::io::Read::read(&mut stdout, &mut buf).unwrap();
+            assert!(n > 0, "the REPL ended: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        let scratch: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+        assert_eq!(scratch.len(), 1, "one scratch folder while it runs");
+        // SAFETY: a signal to our own child.
+        unsafe {
+            libc::kill(child.id() as libc::pid_t, sig);
+        }
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(sig), "ended by the signal");
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+        assert!(left.is_empty(), "signal {sig} left {left:?}");
+        drop(stdin);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

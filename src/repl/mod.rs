@@ -139,7 +139,7 @@ fn history_path() -> Option<std::path::PathBuf> {
 pub struct Repl {
     session: Session,
     /// The session's scratch folder, removed when the session ends.
-    _scratch: Option<tempfile::TempDir>,
+    scratch_dir: Option<tempfile::TempDir>,
 }
 
 impl Repl {
@@ -188,7 +188,7 @@ impl Repl {
         };
         Repl {
             session,
-            _scratch: scratch_dir,
+            scratch_dir,
         }
     }
 
@@ -242,6 +242,9 @@ pub fn repl(
     compiler: CompileOpts,
 ) -> Result<(), ()> {
     let mut repl = Repl::new(machine, compiler);
+    if let Some(d) = &repl.scratch_dir {
+        crate::signals::remove_on_signals(d.path().to_path_buf());
+    }
     let names = repl.session.names.clone();
     let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;
