@@ -20,7 +20,10 @@ case $target in
   repl) seeds=(tests/repl) ;;
   *) echo "no fuzz target $target (frontend, grid, repl)" >&2; exit 2 ;;
 esac
-mkdir -p "corpus/$target"
+# GPH_FUZZ_CORPUS: another folder for the new inputs (the tests' short
+# run starts from the seeds alone, not from what long runs gathered).
+corpus=${GPH_FUZZ_CORPUS:-$here/corpus/$target}
+mkdir -p "$corpus"
 # The REPL answers on stdout: libFuzzer's own lines are on stderr. Its
 # inputs are up to eight lines, each compiled with the Prelude and some
 # run for up to 2 s: a minute before one counts as a hang.
@@ -30,5 +33,5 @@ if [ "$target" = repl ]; then
   timeout=60
 fi
 # Absolute paths: the REPL's target works in a scratch folder.
-exec cargo fuzz run --sanitizer none "$target" "$here/corpus/$target" "${seeds[@]/#/$here/../}" -- \
+exec cargo fuzz run --sanitizer none "$target" "$corpus" "${seeds[@]/#/$here/../}" -- \
   -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=4096 -max_len=65536 "$@"
