@@ -19,11 +19,10 @@ if any run failed.
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import programs  # noqa: E402
-from programs import ROOT, SMALL, Case, differences, golden, run, sweep  # noqa: E402
+from programs import ROOT, SMALL, Case, differences, failure, golden, run, sweep  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -56,22 +55,18 @@ def main():
                 for g in a.grid for s in a.sched.split(",")]
     seeds = range(a.first_seed, a.first_seed + a.seeds)
     work = [(c, flags, seed) for c in cases for _, flags in configs for seed in seeds]
-    start = time.time()
 
     def one(job):
         c, config, seed = job
         flags = ["--engine", "sim", *config, "--faults", str(seed)]
         code, out, err = run(gph, flags, c, a.timeout)
         problems = differences(c, code, out, err)
-        if problems:
-            cmd = " ".join(["gph run", *flags, *c.flags, c.file, "--", *c.args])
-            return f"{cmd}: {'; '.join(problems)}\n  {err.strip()[-300:]}"
-        return None
+        return failure(flags, c, problems, err) if problems else None
 
-    failures = sweep(work, one, a.jobs, 1000)
+    failures, secs = sweep(work, one, a.jobs, 1000)
     print(f"{len(cases)} programs x {a.seeds} seeds x {len(configs)} configurations "
           f"({', '.join(what for what, _ in configs)}) = {len(work)} runs: "
-          f"{len(failures)} failed, {time.time() - start:.0f} s")
+          f"{len(failures)} failed, {secs:.0f} s")
     sys.exit(1 if failures else 0)
 
 

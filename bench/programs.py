@@ -1,10 +1,12 @@
 """What the bench scripts share: the programs of programs/ and their sizes."""
 
+import concurrent.futures
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGDIR = os.path.join(ROOT, "programs")
@@ -193,12 +195,17 @@ def differences(case, code, out, err):
     return problems
 
 
+def failure(flags, case, problems, err, note=""):
+    """One failure's report: the command that runs it again, what went
+    wrong, and the end of its stderr."""
+    cmd = " ".join(["gph run", *flags, *case.flags, case.file, "--", *case.args])
+    return f"{cmd}: {'; '.join(problems)}{note}\n  {err.strip()[-300:]}"
+
+
 def sweep(work, one, jobs, every):
     """Calls `one` on each item of `work`, `jobs` at a time; prints what it
     returns for a failure (None for a pass) and, every `every` items, the
-    progress on stderr. The failures."""
-    import concurrent.futures
-    import time
+    progress on stderr. The failures, and the seconds it took."""
     start = time.time()
     failures = []
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -209,4 +216,4 @@ def sweep(work, one, jobs, every):
             if done % every == 0:
                 print(f"... {done}/{len(work)} runs, {len(failures)} failed, "
                       f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
-    return failures
+    return failures, time.time() - start

@@ -25,11 +25,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import programs  # noqa: E402
-from programs import ROOT, SMALL, Case, differences, golden, run, sweep  # noqa: E402
+from programs import ROOT, SMALL, Case, differences, failure, golden, run, sweep  # noqa: E402
 
 
 def parallel(case):
@@ -89,7 +88,6 @@ def main():
             pes = rng.randint(2, 16)
             slice_ = int(10 ** rng.uniform(1.7, 5))
             work.append((c, k, pes, slice_))
-    start = time.time()
 
     def one(job):
         c, k, pes, slice_ = job
@@ -101,13 +99,12 @@ def main():
         if not problems:
             os.unlink(log) if os.path.exists(log) else None
             return None
-        shown = " ".join(["gph run", *flags, *c.flags, c.file, "--", *c.args])
-        return f"{shown}: {'; '.join(problems)} (eventlog kept)\n  {err.strip()[-300:]}"
+        return failure(flags, c, problems, err, " (eventlog kept)")
 
-    failures = sweep(work, one, a.jobs, 500)
+    failures, secs = sweep(work, one, a.jobs, 500)
     print(f"{len(cases)} programs x {a.runs} runs (2-16 PEs, slices of 50-100,000 "
           f"reductions) = {len(work)} runs: {len(failures)} failed, "
-          f"{time.time() - start:.0f} s; eventlogs of failures in {keep}")
+          f"{secs:.0f} s; eventlogs of failures in {keep}")
     sys.exit(1 if failures else 0)
 
 

@@ -77,8 +77,9 @@ impl Session {
     fn recording(&self) -> crate::ObserveOpts {
         // Nothing is recorded without a scratch folder.
         let at = |f: &str| {
-            (!self.scratch.as_os_str().is_empty())
-                .then(|| self.scratch.join(f).to_string_lossy().into_owned())
+            self.scratch
+                .as_ref()
+                .map(|d| d.path().join(f).to_string_lossy().into_owned())
         };
         crate::ObserveOpts {
             eventlog: at("last.eventlog"),

@@ -88,8 +88,9 @@ struct Session {
     recorded: bool,
     /// Whether its recording stopped at `machine::RECORDING_LIMIT`.
     recording_cut: bool,
-    /// A directory of the session's own (removed at the end).
-    scratch: std::path::PathBuf,
+    /// A folder of the session's own, removed when the session ends
+    /// (None when it could not be made: nothing is recorded then).
+    scratch: Option<tempfile::TempDir>,
     /// The last program `types` checked without errors and its types,
     /// kept for the rest of one input: binding `it` checks the session's
     /// program and completion's names check it again, and each check is
@@ -138,8 +139,6 @@ fn history_path() -> Option<std::path::PathBuf> {
 /// input through, and what the fuzz target of the REPL (`fuzz/`) drives.
 pub struct Repl {
     session: Session,
-    /// The session's scratch folder, removed when the session ends.
-    scratch_dir: Option<tempfile::TempDir>,
 }
 
 impl Repl {
@@ -158,9 +157,6 @@ impl Repl {
                 None
             }
         };
-        let scratch = scratch_dir
-            .as_ref()
-            .map_or_else(std::path::PathBuf::new, |d| d.path().to_path_buf());
         let session = Session {
             machine_session: gph_runtime::session::Session::new(),
             bound: Vec::new(),
@@ -172,7 +168,7 @@ impl Repl {
             last: None,
             recorded: false,
             recording_cut: false,
-            scratch,
+            scratch: scratch_dir,
             file: None,
             target: None,
             text: String::new(),
@@ -186,10 +182,7 @@ impl Repl {
             types_memo: Default::default(),
             sandboxed: false,
         };
-        Repl {
-            session,
-            scratch_dir,
-        }
+        Repl { session }
     }
 
     /// From now on, commands that write files or run other programs
@@ -242,7 +235,7 @@ pub fn repl(
     compiler: CompileOpts,
 ) -> Result<(), ()> {
     let mut repl = Repl::new(machine, compiler);
-    if let Some(d) = &repl.scratch_dir {
+    if let Some(d) = &repl.session.scratch {
         crate::signals::remove_on_signals(d.path().to_path_buf());
     }
     let names = repl.session.names.clone();
