@@ -125,8 +125,8 @@ impl Faults {
         }
     }
 
-    /// The extra time a message from `from` to `to`, on the wire at `t`,
-    /// takes.
+    /// The extra time a message from `from` to `to`, due to arrive at
+    /// `t`, takes (a burst congests the link from `t` on).
     pub fn delay(&mut self, grid: &Grid, from: PeId, to: PeId, t: f64) -> f64 {
         let base = grid.latency(from, to).max(LATENCY_FLOOR);
         let mut extra = 0.0;
