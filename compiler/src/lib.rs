@@ -147,6 +147,15 @@ fn in_main_file(sources: &SourceMap, d: &Diagnostic) -> bool {
         .is_some_and(|f| d.span.start >= f.base && d.span.start <= f.base + f.text.len() as u32)
 }
 
+/// A whole program in Core, from `core_of`.
+pub(crate) struct Desugared {
+    core: core::Program,
+    /// The main module's name.
+    main: gph_syntax::lexer::Sym,
+    /// The user's modules: the main one and those not from the library.
+    user: Vec<gph_syntax::lexer::Sym>,
+}
+
 /// Passes 1 to 3, the whole pipeline to Core: front end, type checker
 /// (stopping at errors), desugarer. The Core program holds every module (the Prelude and the
 /// library included) and is closed; the second component is the main
@@ -155,11 +164,7 @@ fn in_main_file(sources: &SourceMap, d: &Diagnostic) -> bool {
 fn core_of(
     file: &SourceFile,
     interactive_from: Option<u32>,
-) -> (
-    Option<(core::Program, gph_syntax::lexer::Sym)>,
-    SourceMap,
-    Vec<Diagnostic>,
-) {
+) -> (Option<Desugared>, SourceMap, Vec<Diagnostic>) {
     let (program, sources, mut diagnostics) = front_end(file);
     let Some(p) = program.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) else {
         return (None, sources, diagnostics);
@@ -171,7 +176,18 @@ fn core_of(
     }
     let (core, more) = desugar::desugar(&typed.elaborated, &sources);
     diagnostics.extend(more.into_iter().filter(|d| in_main_file(&sources, d)));
-    (Some((core, p.main.clone())), sources, diagnostics)
+    let user = p
+        .modules
+        .iter()
+        .map(front::modules::module_name)
+        .filter(|n| *n == p.main || front::modules::library_source(n).is_none())
+        .collect();
+    let d = Desugared {
+        core,
+        main: p.main.clone(),
+        user,
+    };
+    (Some(d), sources, diagnostics)
 }
 
 /// The whole pipeline to Core, for the back end: the program of every
@@ -180,7 +196,7 @@ fn core_of(
 /// `None` when there are errors.
 pub fn to_core(file: &SourceFile) -> (Option<core::Program>, SourceMap, Vec<Diagnostic>) {
     let (core, sources, diagnostics) = core_of(file, None);
-    (core.map(|(c, _)| c), sources, diagnostics)
+    (core.map(|d| d.core), sources, diagnostics)
 }
 
 /// How the back end compiles: what `gph run -O0` and `--lint` choose.
@@ -242,7 +258,12 @@ pub fn compile_full(
     Vec<Diagnostic>,
 ) {
     let (core, sources, mut diagnostics) = core_of(file, opts.interactive_from);
-    let Some((core, main_module)) = core else {
+    let Some(Desugared {
+        core,
+        main: main_module,
+        user: user_modules,
+    }) = core
+    else {
         return (None, sources, diagnostics);
     };
     let main = format!("{main_module}.{entry}");
@@ -258,6 +279,12 @@ pub fn compile_full(
     if entry == "main" && has_main {
         // `gph run`: only what `main` reaches goes through the passes.
         core::prune::prune(&mut core, |n| n == main);
+    } else if has_main {
+        // The REPL's input: the session's own definitions stay (each input
+        // links the newest of each into the session, `:sprint` finds them
+        // by name), and the library only as far as they reach.
+        let prefixes: Vec<String> = user_modules.iter().map(|m| format!("{m}.")).collect();
+        core::prune::prune(&mut core, |n| prefixes.iter().any(|p| n.starts_with(&**p)));
     }
     let compiled = compile_core(core, has_main.then_some(main.as_str()), opts);
     for e in &compiled.errors {
@@ -430,7 +457,7 @@ pub fn dump(file: &SourceFile, stage: Stage, opts: &Options) -> Outcome {
         }
         Stage::Core => {
             let (core, sources, diagnostics) = core_of(file, opts.interactive_from);
-            let output = core.map(|(core, main)| main_module_core(core, &format!("{main}.")));
+            let output = core.map(|d| main_module_core(d.core, &format!("{}.", d.main)));
             Outcome {
                 sources,
                 diagnostics,

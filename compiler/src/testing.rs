@@ -59,7 +59,7 @@ pub fn desugared(src: &str) -> (core::Program, Vec<String>) {
         "{:?}",
         messages(&diagnostics, true)
     );
-    (core.unwrap().0, messages(&diagnostics, false))
+    (core.unwrap().core, messages(&diagnostics, false))
 }
 
 /// Everything the Core passes and the back end produced, Core Lint

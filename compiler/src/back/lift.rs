@@ -176,9 +176,18 @@ impl Lifter<'_> {
         }
     }
 
+    /// `top$l1`, `top$t2`, ...: numbered within the top-level binding, so
+    /// that its names do not depend on what else is compiled (the REPL
+    /// links code by name), and past any name the program has already (a
+    /// binding the simplifier floated out of `top` may be `top$t2`).
     fn fresh_name(&mut self, what: &str) -> Sym {
-        self.counter += 1;
-        Sym::from(format!("{}${}{}", self.top, what, self.counter))
+        loop {
+            self.counter += 1;
+            let name = Sym::from(format!("{}${}{}", self.top, what, self.counter));
+            if !self.kinds.contains_key(&name) {
+                return name;
+            }
+        }
     }
 
     fn new_sc(&mut self, what: &str, kind: ScKind, params: Vec<Var>, body: Expr) -> Sym {

@@ -4,16 +4,20 @@
 //! compilation simplified, lifted, analysed and generated the entire
 //! Prelude (and Data.Map, ...) for a `main` that uses a few functions:
 //! `main = print 1` took 0.12 s to compile, 0.04 s of it for what it uses.
-//! Data types and primitives stay (they cost nothing until used). The
-//! REPL, which keeps values from one compilation to the next, does not
-//! prune: its session links each program into the last by the names of
-//! the supercombinators, and some names carry variable numbers (floated
-//! bindings, local functions inlined from elsewhere) that depend on every
-//! binding compiled before them. Pruned from the main module's bindings,
-//! a 73-input session took 7 s instead of 21, but `:sprint` of a value
-//! whose code calls a specialised library function found it unevaluated
-//! (tests/session.rs): its callee's name had moved. Names that do not
-//! depend on what else is compiled would make pruning safe there.
+//! Data types and primitives stay (they cost nothing until used).
+//!
+//! The REPL prunes too, keeping every binding of the user's modules (the
+//! session's definitions: each input links the newest of each into the
+//! session, and `:sprint` finds them by name) and the library as far as
+//! they reach. That needs names that do not depend on what else is
+//! compiled: a supercombinator is linked with the session's code of the
+//! same name (runtime `session::link`), and a floated binding once named
+//! after a variable number moved whenever the pruned set changed
+//! (`:sprint` then found a value's callee renamed and the value
+//! unevaluated). Floated and lifted names are numbered within their
+//! top-level binding (`core::simplify::float_binds`, `back::lift`).
+//! Measured: a REPL input took 0.18 s instead of 0.6-0.7 s, and a long
+//! session's memory fell from 145 MB to 30 MB (bench/repl_session.py).
 
 use super::{Expr, Program};
 use gph_syntax::lexer::Sym;

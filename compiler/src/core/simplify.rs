@@ -817,7 +817,7 @@ impl Simp {
         };
         // A dictionary function's result: float it into a known dictionary.
         let mut new = vec![(name.clone(), e)];
-        float_binds(&mut new, &mut self.next, &self.cons);
+        float_binds(&mut new, &self.cons);
         for (n, e) in new {
             self.defs.insert(n.clone(), e);
             self.order.push(n.clone());
@@ -1213,7 +1213,31 @@ fn drop_arg(e: &Expr, f: u32, i: usize) -> Expr {
 /// middle of the program), and the name of a field floated from a floated
 /// field does not grow with the depth (`xs$f1$f1$f1$f1` then `xs$f1$N`,
 /// `N` fresh): names a path long took 90 s for 10,000 elements.
-fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym, usize>) {
+///
+/// A floated name is numbered within its top-level binding (`f$go1`,
+/// `xs$f1$2`), not by the program's variable numbers: the same binding
+/// floats to the same names whatever else is compiled with it, so the
+/// REPL, which compiles only what each input needs, links the code of one
+/// input with the values of the last (runtime `session::link`).
+fn float_binds(binds: &mut Vec<(Sym, Expr)>, cons: &HashMap<Sym, usize>) {
+    // Every name given out, so that no two bindings share one (a field's
+    // `xs$f1` and a floated `f` numbered 1, `xs$f1`, would).
+    let mut taken: HashSet<Sym> = binds.iter().map(|(n, _)| n.clone()).collect();
+    let mut counter: HashMap<Sym, u32> = HashMap::new();
+    let mut fresh = |root: &Sym, first: Option<Sym>, make: &dyn Fn(u32) -> Sym| {
+        if let Some(n) = first.filter(|n| !taken.contains(n)) {
+            taken.insert(n.clone());
+            return n;
+        }
+        loop {
+            let k = counter.entry(root.clone()).or_insert(0);
+            *k += 1;
+            let n = make(*k);
+            if taken.insert(n.clone()) {
+                return n;
+            }
+        }
+    };
     // (name, definition, the top-level binding it came from, how many
     // fields deep), in reverse order: the next binding to look at is last.
     let mut work: Vec<(Sym, Expr, Sym, usize)> = std::mem::take(binds)
@@ -1273,7 +1297,7 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
                         let n = if Some(v.id) == own_var {
                             name.clone()
                         } else {
-                            Sym::from(format!("{name}${}{}", v.name, v.id))
+                            fresh(&root, None, &|k| Sym::from(format!("{name}${}{k}", v.name)))
                         };
                         m.insert(v.id, Expr::Global(n.clone()));
                         level.push((n, rhs));
@@ -1314,12 +1338,8 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, next: &mut u32, cons: &HashMap<Sym,
                         if is_atom(&a) {
                             a
                         } else {
-                            *next += 1;
-                            let n = if depth < 4 {
-                                Sym::from(format!("{name}$f{k}"))
-                            } else {
-                                Sym::from(format!("{root}$f{k}${next}"))
-                            };
+                            let short = (depth < 4).then(|| Sym::from(format!("{name}$f{k}")));
+                            let n = fresh(&root, short, &|j| Sym::from(format!("{root}$f{k}${j}")));
                             extra.push((n.clone(), a));
                             Expr::Global(n)
                         }
@@ -1370,14 +1390,14 @@ pub type LintHook<'a> = dyn FnMut(&Program, &str) + 'a;
 /// Simplifies a program; returns the next free variable number. `lint`,
 /// when given, is called with the program after each round.
 pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
-    let mut next = prepare(p);
+    let next = prepare(p);
     let iores = Sym::from(IORES_NAME);
     let cons: HashMap<Sym, usize> = p
         .data
         .iter()
         .flat_map(|d| d.constrs.iter().map(|c| (c.name.clone(), c.arity)))
         .collect();
-    float_binds(&mut p.binds, &mut next, &cons);
+    float_binds(&mut p.binds, &cons);
     if let Some(lint) = lint.as_mut() {
         lint(p, "floating top-level lets");
     }
