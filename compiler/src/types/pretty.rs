@@ -117,8 +117,14 @@ impl Printer<'_> {
 
     pub fn pred(&mut self, p: &Pred) -> String {
         let mut s = self.env.class(p.class).name.name.to_string();
-        s.push(' ');
-        self.go(&p.ty, 2, &mut s);
+        let mut arg = String::new();
+        self.go(&p.ty, 2, &mut arg);
+        // A constraint written with no type (`HasCallStack`) is its class
+        // at `()` (the parser's reading): shown as written.
+        if arg != "()" {
+            s.push(' ');
+            s.push_str(&arg);
+        }
         s
     }
 
