@@ -17,6 +17,7 @@ the end is more than twice that at the first checkpoint.
 import argparse
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,8 +64,10 @@ def rss_mb(pid):
     return 0.0
 
 
-def scratch_folders():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "gph-repl-*")))
+def scratch_folders(tmp):
+    """The REPL scratch folders in `tmp` (the REPL's own TMPDIR, so that
+    no other gph's, a fuzzer's say, are counted)."""
+    return set(glob.glob(os.path.join(tmp, "gph-repl-*")))
 
 
 def scratch_bytes(folders):
@@ -90,10 +93,12 @@ def main():
     loaded = os.path.join(work, "Loaded.hs")
     with open(loaded, "w") as f:
         f.write(LOADED)
-    before = scratch_folders()
+    tmp = os.path.join(work, "tmp")
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
     p = subprocess.Popen([gph, "repl", "--engine", "sim", "--pes", "1", loaded],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, cwd=work)
+                         stderr=subprocess.STDOUT, text=True, cwd=work, env=env)
     seen = []
     cond = threading.Condition()
 
@@ -126,13 +131,14 @@ def main():
         mb = rss_mb(p.pid)
         first = first or mb
         last = mb
-        print(f"{done:8} {time.time() - start:10.1f} {mb:8.1f} {scratch_bytes(scratch_folders() - before):15}",
+        print(f"{done:8} {time.time() - start:10.1f} {mb:8.1f} {scratch_bytes(scratch_folders(tmp)):15}",
               flush=True)
     p.stdin.write(":quit\n")
     p.stdin.close()
     p.wait()
-    left = scratch_folders() - before
+    left = scratch_folders(tmp)
     print(f"exit {p.returncode}; scratch folders left: {len(left)}")
+    shutil.rmtree(work, ignore_errors=True)
     sys.exit(0 if p.returncode == 0 and not left and last <= 2 * first else 1)
 
 
