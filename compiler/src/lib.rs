@@ -158,8 +158,8 @@ pub(crate) struct Desugared {
 
 /// Passes 1 to 3, the whole pipeline to Core: front end, type checker
 /// (stopping at errors), desugarer. The Core program holds every module (the Prelude and the
-/// library included) and is closed; the second component is the main
-/// module's name. Pattern warnings are kept for the main file only (the
+/// library included) and is closed; with it the main module's name and
+/// the user's modules (`Desugared`). Pattern warnings are kept for the main file only (the
 /// library's are the library's business).
 fn core_of(
     file: &SourceFile,
