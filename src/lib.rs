@@ -8,10 +8,14 @@
 #![allow(clippy::result_unit_err)]
 
 pub mod cache;
+// The browser build (web/, docs/web.md) has no threads to time and no
+// signals; it takes the options and the REPL's sessions.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
 pub mod files;
 pub mod options;
 pub mod repl;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod signals;
 
 pub use options::{CompileOpts, MachineOpts, ObserveOpts};

@@ -170,8 +170,12 @@ fn named<T: Copy + Send + Sync + 'static>(
         .map(move |s| *all.iter().find(|&&t| name(t) == s).expect("a listed name"))
 }
 
-/// Half of the machine's memory (or 8 GiB when it cannot be read).
+/// Half of the machine's memory (or 8 GiB when it cannot be read); the
+/// runtime's default where addresses are 32 bits (the browser build).
 fn default_heap_limit() -> u64 {
+    if usize::BITS < 64 {
+        return gph_runtime::DEFAULT_HEAP_LIMIT as u64;
+    }
     let total_kib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         m.lines()
             .find_map(|l| l.strip_prefix("MemTotal:"))

@@ -639,6 +639,7 @@ pub fn unop(op: VUnOp, a: u64) -> Result<u64, Stop> {
 
 /// The C library's functions that Rust's std computes differently (GHC
 /// calls libm; the standard library links it on every platform we run on).
+#[cfg(not(target_arch = "wasm32"))]
 mod libm {
     extern "C" {
         pub fn asinh(x: f64) -> f64;
@@ -665,6 +666,80 @@ mod libm {
         pub fn powf(x: f32, y: f32) -> f32;
     }
 }
+/// The browser build has no C library: the `libm` crate (musl's libm in
+/// Rust) computes them there, which agrees with glibc to the last bit on
+/// all but a few inputs.
+#[cfg(target_arch = "wasm32")]
+mod libm {
+    // `unsafe` as the C declarations are, so that callers are the same.
+    pub unsafe fn asinh(x: f64) -> f64 {
+        ::libm::asinh(x)
+    }
+    pub unsafe fn acosh(x: f64) -> f64 {
+        ::libm::acosh(x)
+    }
+    pub unsafe fn atanh(x: f64) -> f64 {
+        ::libm::atanh(x)
+    }
+    pub unsafe fn log1p(x: f64) -> f64 {
+        ::libm::log1p(x)
+    }
+    pub unsafe fn expm1(x: f64) -> f64 {
+        ::libm::expm1(x)
+    }
+    pub unsafe fn expf(x: f32) -> f32 {
+        ::libm::expf(x)
+    }
+    pub unsafe fn logf(x: f32) -> f32 {
+        ::libm::logf(x)
+    }
+    pub unsafe fn sinf(x: f32) -> f32 {
+        ::libm::sinf(x)
+    }
+    pub unsafe fn cosf(x: f32) -> f32 {
+        ::libm::cosf(x)
+    }
+    pub unsafe fn tanf(x: f32) -> f32 {
+        ::libm::tanf(x)
+    }
+    pub unsafe fn asinf(x: f32) -> f32 {
+        ::libm::asinf(x)
+    }
+    pub unsafe fn acosf(x: f32) -> f32 {
+        ::libm::acosf(x)
+    }
+    pub unsafe fn atanf(x: f32) -> f32 {
+        ::libm::atanf(x)
+    }
+    pub unsafe fn sinhf(x: f32) -> f32 {
+        ::libm::sinhf(x)
+    }
+    pub unsafe fn coshf(x: f32) -> f32 {
+        ::libm::coshf(x)
+    }
+    pub unsafe fn tanhf(x: f32) -> f32 {
+        ::libm::tanhf(x)
+    }
+    pub unsafe fn asinhf(x: f32) -> f32 {
+        ::libm::asinhf(x)
+    }
+    pub unsafe fn acoshf(x: f32) -> f32 {
+        ::libm::acoshf(x)
+    }
+    pub unsafe fn atanhf(x: f32) -> f32 {
+        ::libm::atanhf(x)
+    }
+    pub unsafe fn log1pf(x: f32) -> f32 {
+        ::libm::log1pf(x)
+    }
+    pub unsafe fn expm1f(x: f32) -> f32 {
+        ::libm::expm1f(x)
+    }
+    pub unsafe fn powf(x: f32, y: f32) -> f32 {
+        ::libm::powf(x, y)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

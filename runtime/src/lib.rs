@@ -8,6 +8,7 @@
 
 pub use gph_code as code;
 pub mod engine;
+pub mod host;
 pub mod machine;
 pub mod obs;
 pub mod options;
@@ -15,13 +16,15 @@ pub mod parallel;
 pub mod session;
 pub use gph_code::validate;
 
-use engine::{grid, os_threads as threads, sim};
+#[cfg(not(target_arch = "wasm32"))]
+use engine::os_threads as threads;
+use engine::{grid, sim};
 use machine::{io, load, pe};
 
+use host::Instant;
 use std::io::{IsTerminal, Read, Write};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 pub use obs::stats::{format_stats, PeStats, Stats};
 pub use options::Overrides;
@@ -92,12 +95,20 @@ impl std::fmt::Display for EngineKind {
     }
 }
 
+/// The default heap limit: 4 GiB, or 512 MiB where addresses are 32 bits
+/// (the browser's WebAssembly), where 4 GiB would not fit in a `usize`.
+pub const DEFAULT_HEAP_LIMIT: usize = if usize::BITS >= 64 {
+    4 << 30
+} else {
+    512 << 20
+};
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             args: Vec::new(),
             prog_name: "main".into(),
-            heap_limit: 4 << 30,
+            heap_limit: DEFAULT_HEAP_LIMIT,
             gc_stress: false,
             interrupt: None,
             pes: 1,
@@ -247,11 +258,17 @@ pub(crate) fn run(
             pe0 = pes.swap_remove(0);
             r
         }
+        #[cfg(not(target_arch = "wasm32"))]
         EngineKind::Threads => {
             let (r, all) = threads::run(&setup, &mut pe0, pe_stats);
             per_pe = all;
             r
         }
+        // The browser has no threads to give each PE (docs/web.md).
+        #[cfg(target_arch = "wasm32")]
+        EngineKind::Threads => Err(pe::Stop::Error(
+            "the threads engine is not in the browser build: use the sim engine".into(),
+        )),
         #[cfg(feature = "mpi")]
         EngineKind::Mpi => {
             let (r, all) = engine::mpi::run_main(&setup, &mut pe0, pe_stats);

@@ -41,6 +41,7 @@ pub(super) struct Command {
     /// Shown on the row before, after that row's text (`:trace` beside
     /// `:profile`).
     pub(super) beside: bool,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // completion only
     pub(super) arg: Arg,
     pub(super) action: Action,
     /// It writes files or runs other programs (a sandboxed session
@@ -108,7 +109,8 @@ Commands:
                (into gph-graph.dot, or :set graph-file PATH)",
         arg: Arg::Name,
         action: Action::Run(|s, a| s.graph(a)),
-        outside: true,
+        // In the browser the graph goes to the page, not to a file.
+        outside: !cfg!(target_arch = "wasm32"),
         ..ROW
     },
     Command {
@@ -281,7 +283,7 @@ The parallel machine (the options of `gph run`, without their dashes):
         name: "help",
         aliases: &["?", "h"],
         help: "this text",
-        action: Action::Run(|_, _| print!("{}", help())),
+        action: Action::Run(|_, _| gph_runtime::host_print!("{}", help())),
         ..ROW
     },
     Command {

@@ -154,7 +154,7 @@ impl Session {
             // An overloaded value would need its dictionaries: GHCi
             // defaults it first; here it is not kept.
             if name != "it" {
-                eprintln!("gph: `{name}` is not kept: its type `{ty}` is overloaded (add a type annotation)");
+                gph_runtime::host_eprintln!("gph: `{name}` is not kept: its type `{ty}` is overloaded (add a type annotation)");
             }
             return;
         }
@@ -165,7 +165,9 @@ impl Session {
             self.bound = previous;
             self.defs = defs;
             if name != "it" {
-                eprintln!("gph: `{name}` is not kept: its type `{ty}` cannot be declared here");
+                gph_runtime::host_eprintln!(
+                    "gph: `{name}` is not kept: its type `{ty}` cannot be declared here"
+                );
             }
             return;
         }

@@ -14,26 +14,26 @@ impl Session {
         self.text.clear();
         self.target = file.clone();
         if let Some(f) = file {
-            match std::fs::read_to_string(&f) {
+            match gph_syntax::files::read(std::path::Path::new(&f)) {
                 Ok(t) => {
                     self.text = t;
                     self.file = Some(f.clone());
                 }
                 Err(e) => {
-                    eprintln!("gph: cannot read {f}: {e}");
+                    gph_runtime::host_eprintln!("gph: cannot read {f}: {e}");
                     return;
                 }
             }
             let src = self.source("");
             if self.types(&src, false).is_some() {
-                println!("Ok, loaded {f}.");
+                gph_runtime::host_println!("Ok, loaded {f}.");
             } else {
                 // As GHCi: nothing stays loaded, so that expressions are
                 // evaluated in the Prelude's scope; :reload tries the file
                 // again.
                 self.file = None;
                 self.text.clear();
-                println!("Failed, no modules loaded (fix {f} and :reload).");
+                gph_runtime::host_println!("Failed, no modules loaded (fix {f} and :reload).");
             }
         }
         self.refresh_names();
@@ -64,7 +64,7 @@ impl Session {
         };
         let (loaded, target) = (absolute(&self.file), absolute(&self.target));
         if let Err(e) = std::env::set_current_dir(&dir) {
-            eprintln!("gph: cannot change to {dir}: {e}");
+            gph_runtime::host_eprintln!("gph: cannot change to {dir}: {e}");
             return;
         }
         if loaded.is_some() {
@@ -82,7 +82,7 @@ impl Session {
             match &self.target {
                 Some(f) => f.clone(),
                 None => {
-                    println!("no file to edit: :edit FILE, or :load one first");
+                    gph_runtime::host_println!("no file to edit: :edit FILE, or :load one first");
                     return;
                 }
             }
@@ -104,8 +104,8 @@ impl Session {
                     self.load(Some(file));
                 }
             }
-            Ok(st) => eprintln!("gph: the editor ({editor}) failed: {st}"),
-            Err(e) => eprintln!("gph: cannot run the editor ({editor}): {e}"),
+            Ok(st) => gph_runtime::host_eprintln!("gph: the editor ({editor}) failed: {st}"),
+            Err(e) => gph_runtime::host_eprintln!("gph: cannot run the editor ({editor}): {e}"),
         }
     }
 }
@@ -121,6 +121,6 @@ pub(super) fn module_of(text: &str) -> String {
 /// `:! CMD`: a shell command.
 pub(super) fn shell(cmd: &str) {
     if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
-        eprintln!("gph: cannot run the shell: {e}");
+        gph_runtime::host_eprintln!("gph: cannot run the shell: {e}");
     }
 }

@@ -3,7 +3,7 @@
 //! `:messages`) and recording (`:profile`, `:trace`, `:eventlog`).
 
 use super::{Session, ENTRY};
-use std::time::Instant;
+use gph_runtime::host::Instant;
 
 /// The most bytes each file of an evaluation's recording takes (its
 /// eventlog, its trace): an evaluation that runs for minutes recorded 86
@@ -24,7 +24,7 @@ impl Session {
         let mut config = match self.machine.config(file, self.args.clone()) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("gph: {e}");
+                gph_runtime::host_eprintln!("gph: {e}");
                 return false;
             }
         };
@@ -34,7 +34,7 @@ impl Session {
         let outputs = match observe.outputs(what.trim().to_string(), &self.machine, &config) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("gph: cannot record the evaluation: {e}");
+                gph_runtime::host_eprintln!("gph: cannot record the evaluation: {e}");
                 None
             }
         };
@@ -48,7 +48,7 @@ impl Session {
             let run_time = stats.virtual_time.unwrap_or(stats.time.as_secs_f64());
             match o.finish(run_time) {
                 Ok(()) => self.recorded = true,
-                Err(e) => eprintln!("gph: cannot record the evaluation: {e}"),
+                Err(e) => gph_runtime::host_eprintln!("gph: cannot record the evaluation: {e}"),
             }
             self.recording_cut = o.cut();
         }
@@ -56,12 +56,16 @@ impl Session {
         match exit {
             gph_runtime::Exit::Success => {}
             // GHCi's word for an evaluation stopped by Ctrl-C.
-            gph_runtime::Exit::Error(m) if m == "interrupted" => eprintln!("Interrupted."),
-            gph_runtime::Exit::Error(m) => eprintln!("gph: {m}"),
-            gph_runtime::Exit::ExitWith(c) => eprintln!("gph: the program exited with status {c}"),
+            gph_runtime::Exit::Error(m) if m == "interrupted" => {
+                gph_runtime::host_eprintln!("Interrupted.")
+            }
+            gph_runtime::Exit::Error(m) => gph_runtime::host_eprintln!("gph: {m}"),
+            gph_runtime::Exit::ExitWith(c) => {
+                gph_runtime::host_eprintln!("gph: the program exited with status {c}")
+            }
         }
         if self.timing {
-            println!(
+            gph_runtime::host_println!(
                 "({:.2} secs, {} reductions, {} bytes)",
                 elapsed.as_secs_f64(),
                 stats.total.reductions,
@@ -93,11 +97,11 @@ impl Session {
     /// evaluation's recording, copied to `to`.
     pub(super) fn save_recording(&self, what: &str, to: &str) {
         if to.is_empty() {
-            println!("usage: :{what} FILE");
+            gph_runtime::host_println!("usage: :{what} FILE");
             return;
         }
         if !self.recorded {
-            println!("nothing recorded yet: evaluate an expression first");
+            gph_runtime::host_println!("nothing recorded yet: evaluate an expression first");
             return;
         }
         let rec = self.recording();
@@ -108,13 +112,13 @@ impl Session {
         };
         let Some(from) = from else { return };
         match std::fs::copy(&from, to) {
-            Ok(_) if self.recording_cut && what != "profile" => println!(
+            Ok(_) if self.recording_cut && what != "profile" => gph_runtime::host_println!(
                 "wrote {to} (the evaluation's first {} MB of events: the REPL keeps no more \
                  of one evaluation; `gph run --{what}` records a whole run)",
                 RECORDING_LIMIT >> 20
             ),
-            Ok(_) => println!("wrote {to}"),
-            Err(e) => eprintln!("gph: cannot write {to}: {e}"),
+            Ok(_) => gph_runtime::host_println!("wrote {to}"),
+            Err(e) => gph_runtime::host_eprintln!("gph: cannot write {to}: {e}"),
         }
     }
 
@@ -124,7 +128,7 @@ impl Session {
         let args = match split_args(arg) {
             Ok(a) => a,
             Err(e) => {
-                eprintln!("gph: :main {arg}: {e}");
+                gph_runtime::host_eprintln!("gph: :main {arg}: {e}");
                 return;
             }
         };
@@ -132,7 +136,7 @@ impl Session {
             .types(&self.source(""), true)
             .is_some_and(|ts| ts.iter().any(|(n, _)| n == "main"))
         {
-            println!("no `main` to run: :load a file that defines it");
+            gph_runtime::host_println!("no `main` to run: :load a file that defines it");
             return;
         }
         let src = self.source(&format!("{ENTRY} = main\n"));
@@ -154,23 +158,29 @@ impl Session {
     /// prints them.
     pub(super) fn stats(&self) {
         match &self.last {
-            Some(s) => print!("{}", gph_runtime::format_stats(s)),
-            None => println!("nothing evaluated yet"),
+            Some(s) => gph_runtime::host_print!("{}", gph_runtime::format_stats(s)),
+            None => gph_runtime::host_println!("nothing evaluated yet"),
         }
     }
 
     /// `:sparks`: what each PE did with its sparks in the last evaluation.
     pub(super) fn sparks(&self) {
         let Some(stats) = &self.last else {
-            println!("nothing evaluated yet");
+            gph_runtime::host_println!("nothing evaluated yet");
             return;
         };
-        println!(
+        gph_runtime::host_println!(
             "{:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}",
-            "PE", "created", "converted", "fizzled", "overflowed", "exported", "imported"
+            "PE",
+            "created",
+            "converted",
+            "fizzled",
+            "overflowed",
+            "exported",
+            "imported"
         );
         let row = |name: &str, p: &gph_runtime::obs::stats::PeStats| {
-            println!(
+            gph_runtime::host_println!(
                 "{name:>5} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9}",
                 p.sparks_created,
                 p.sparks_converted,
@@ -193,25 +203,25 @@ impl Session {
     /// kind (FISH, SCHEDULE, FETCH, RESUME, ...).
     pub(super) fn messages(&self) {
         let Some(stats) = &self.last else {
-            println!("nothing evaluated yet");
+            gph_runtime::host_println!("nothing evaluated yet");
             return;
         };
         let all = &stats.total.messages;
         if all.is_empty() {
-            println!("no messages (one PE, or nobody needed to talk)");
+            gph_runtime::host_println!("no messages (one PE, or nobody needed to talk)");
             return;
         }
-        println!("{:<10} {:>8} {:>10}", "kind", "count", "bytes");
+        gph_runtime::host_println!("{:<10} {:>8} {:>10}", "kind", "count", "bytes");
         let (mut n, mut b) = (0, 0);
         for (kind, (count, bytes)) in all {
-            println!("{kind:<10} {count:>8} {bytes:>10}");
+            gph_runtime::host_println!("{kind:<10} {count:>8} {bytes:>10}");
             n += count;
             b += bytes;
         }
-        println!("{:<10} {n:>8} {b:>10}", "total");
+        gph_runtime::host_println!("{:<10} {n:>8} {b:>10}", "total");
         let p = &stats.total.packets;
         if p.chunked() {
-            println!(
+            gph_runtime::host_println!(
                 "in {} packets (at most {} message{} in one); they left urgent {}, full {}, \
                  timed out {}, idle {}",
                 p.sent,
@@ -232,7 +242,7 @@ impl Session {
 fn virtual_time(stats: &gph_runtime::Stats) {
     if let Some(v) = stats.virtual_time {
         let s = if stats.pes == 1 { "" } else { "s" };
-        println!(
+        gph_runtime::host_println!(
             "virtual time {:.3} ms on {} simulated PE{s}",
             v * 1e3,
             stats.pes

@@ -25,6 +25,7 @@
 //! - `complete.rs`: tab completion.
 
 mod commands;
+#[cfg(not(target_arch = "wasm32"))]
 mod complete;
 mod eval;
 mod load;
@@ -36,10 +37,10 @@ mod stepper;
 
 use crate::{CompileOpts, MachineOpts};
 use commands::Action;
+#[cfg(not(target_arch = "wasm32"))]
 use complete::Completion;
-use rustyline::completion::FilenameCompleter;
-use rustyline::error::ReadlineError;
-use rustyline::Editor;
+#[cfg(not(target_arch = "wasm32"))]
+use rustyline::{completion::FilenameCompleter, error::ReadlineError, Editor};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -66,6 +67,7 @@ struct Session {
     compiler: gph_compiler::Options,
     interrupt: Arc<AtomicBool>,
     /// Names for tab completion.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))] // completion only
     names: Arc<Mutex<Vec<String>>>,
     /// The program's arguments (getArgs) for the evaluation (`:main`).
     args: Vec<String>,
@@ -99,6 +101,8 @@ struct Session {
     types_memo: std::cell::RefCell<Option<(source::Key, source::Types)>>,
     /// Commands that reach outside the session are refused (`Repl::sandbox`).
     sandboxed: bool,
+    /// The last `:graph`'s DOT, in the browser build (`Repl::take_graph`).
+    drawn: std::cell::RefCell<Option<String>>,
 }
 
 impl Session {
@@ -116,13 +120,17 @@ impl Session {
             let (c, arg) = commands::split(cmd);
             let found = commands::find(c);
             if self.sandboxed && found.is_some_and(|c| c.outside) {
-                println!("`:{c}` is not available here: it writes files or runs commands");
+                gph_runtime::host_println!(
+                    "`:{c}` is not available here: it writes files or runs commands"
+                );
                 return true;
             }
             match found.map(|c| &c.action) {
                 Some(Action::Run(run)) => run(self, arg),
                 Some(Action::Quit) => return false,
-                None => println!("unknown command `:{c}` (:help lists the commands)"),
+                None => {
+                    gph_runtime::host_println!("unknown command `:{c}` (:help lists the commands)")
+                }
             }
             return true;
         }
@@ -131,6 +139,14 @@ impl Session {
     }
 }
 
+/// The browser build has no line editor, so no completion: nothing to keep
+/// the names for (`complete.rs` does natively).
+#[cfg(target_arch = "wasm32")]
+impl Session {
+    fn refresh_names(&self) {}
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn history_path() -> Option<std::path::PathBuf> {
     std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".gph_history"))
 }
@@ -149,8 +165,10 @@ impl Repl {
         // alone (src/files.rs says why).
         let scratch_dir = match crate::files::scratch_dir("gph-repl-") {
             Ok(d) => Some(d),
+            // The browser has no files: nothing is recorded there.
+            Err(_) if cfg!(target_arch = "wasm32") => None,
             Err(e) => {
-                eprintln!(
+                gph_runtime::host_eprintln!(
                     "gph: cannot make a scratch folder in {}: {e}",
                     std::env::temp_dir().display()
                 );
@@ -181,6 +199,7 @@ impl Repl {
             names: Arc::new(Mutex::new(Vec::new())),
             types_memo: Default::default(),
             sandboxed: false,
+            drawn: Default::default(),
         };
         Repl { session }
     }
@@ -198,7 +217,7 @@ impl Repl {
     /// Loads `file` (None: nothing).
     pub fn load(&mut self, file: Option<String>) {
         if let Err(too_deep) = gph_syntax::stack::catch(|| self.session.load(file)) {
-            eprintln!("gph: {too_deep}");
+            gph_runtime::host_eprintln!("gph: {too_deep}");
         }
     }
 
@@ -214,11 +233,17 @@ impl Repl {
         match gph_syntax::stack::catch(|| s.input(input)) {
             Ok(go_on) => go_on,
             Err(too_deep) => {
-                eprintln!("gph: {too_deep}");
+                gph_runtime::host_eprintln!("gph: {too_deep}");
                 (s.defs, s.imports) = saved;
                 true
             }
         }
+    }
+
+    /// The graph the last input drew (`:graph` in the browser build, which
+    /// writes no file: the page draws it), if any.
+    pub fn take_graph(&mut self) -> Option<String> {
+        self.session.drawn.take()
     }
 
     /// Set, it stops the evaluation under way (what Ctrl-C sets).
@@ -228,6 +253,7 @@ impl Repl {
 }
 
 /// Runs the REPL until `:quit` or end of input.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn repl(
     file: Option<String>,
     echo: bool,
@@ -239,8 +265,8 @@ pub fn repl(
         crate::signals::remove_on_signals(d.path().to_path_buf());
     }
     let names = repl.session.names.clone();
-    let mut editor: Editor<Completion, rustyline::history::DefaultHistory> =
-        Editor::new().map_err(|e| eprintln!("gph: cannot start the line editor: {e}"))?;
+    let mut editor: Editor<Completion, rustyline::history::DefaultHistory> = Editor::new()
+        .map_err(|e| gph_runtime::host_eprintln!("gph: cannot start the line editor: {e}"))?;
     {
         let flag = repl.interrupt();
         // Ctrl-C during an evaluation stops it; at the prompt rustyline sees
@@ -257,20 +283,20 @@ pub fn repl(
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
-    println!("gph repl: :help for the commands, :quit to leave");
+    gph_runtime::host_println!("gph repl: :help for the commands, :quit to leave");
     repl.load(file);
     loop {
         let line = match editor.readline("gph> ") {
             Ok(l) => {
                 if echo {
-                    println!("gph> {l}");
+                    gph_runtime::host_println!("gph> {l}");
                 }
                 l
             }
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
             Err(e) => {
-                eprintln!("gph: {e}");
+                gph_runtime::host_eprintln!("gph: {e}");
                 break;
             }
         };
@@ -281,13 +307,13 @@ pub fn repl(
                 match editor.readline("gph| ") {
                     Ok(l) if l.trim() == ":}" => {
                         if echo {
-                            println!("gph| {l}");
+                            gph_runtime::host_println!("gph| {l}");
                         }
                         break;
                     }
                     Ok(l) => {
                         if echo {
-                            println!("gph| {l}");
+                            gph_runtime::host_println!("gph| {l}");
                         }
                         let _ = editor.add_history_entry(l.as_str());
                         block.push(l)

@@ -10,11 +10,11 @@ impl Session {
     /// `:type EXPR`.
     pub(super) fn show_type(&self, expr: &str) {
         if expr.trim().is_empty() {
-            println!("usage: :type EXPR");
+            gph_runtime::host_println!("usage: :type EXPR");
             return;
         }
         if let Some(t) = self.declared_type(expr).or_else(|| self.type_of(expr)) {
-            println!("{expr} :: {t}");
+            gph_runtime::host_println!("{expr} :: {t}");
         }
     }
 
@@ -54,7 +54,7 @@ impl Session {
     /// `:info NAME...`: what each name is, as GHCi says it.
     pub(super) fn info(&self, arg: &str) {
         if arg.is_empty() {
-            println!("usage: :info NAME");
+            gph_runtime::host_println!("usage: :info NAME");
             return;
         }
         for name in arg.split_whitespace() {
@@ -67,10 +67,10 @@ impl Session {
             let src = self.source("");
             let out = gph_compiler::repl::info::info(&src.file, name, &self.options(&src));
             if let Some(o) = &out.output {
-                print!("{o}");
+                gph_runtime::host_print!("{o}");
             } else if out.diagnostics.iter().all(|d| d.span == Span::default()) {
                 for d in &out.diagnostics {
-                    eprintln!("gph: {}", d.message);
+                    gph_runtime::host_eprintln!("gph: {}", d.message);
                 }
             } else {
                 self.report(&src, &out.sources, &out.diagnostics);
@@ -81,7 +81,7 @@ impl Session {
     /// `:kind TYPE`: its kind, as the kind checker infers it.
     pub(super) fn kind(&self, ty: &str) {
         if ty.is_empty() {
-            println!("usage: :kind TYPE");
+            gph_runtime::host_println!("usage: :kind TYPE");
             return;
         }
         // A class has a kind too (GHCi: `Functor :: (* -> *) -> Constraint`).
@@ -90,7 +90,7 @@ impl Session {
             let src = self.source("");
             let opts = self.options(&src);
             if let Some(k) = gph_compiler::repl::info::class_kind_of(&src.file, name, &opts) {
-                println!("{name} :: {k}");
+                gph_runtime::host_println!("{name} :: {k}");
                 return;
             }
         }
@@ -101,7 +101,7 @@ impl Session {
         );
         let out = gph_compiler::repl::info::kind(&src.file, KIND, &self.options(&src));
         match &out.output {
-            Some(k) => println!("{} :: {k}", ty.trim()),
+            Some(k) => gph_runtime::host_println!("{} :: {k}", ty.trim()),
             None => {
                 self.report(&src, &out.sources, &out.diagnostics);
             }
@@ -117,7 +117,7 @@ impl Session {
                 } else {
                     format!("({n})")
                 };
-                println!("{shown} :: {t}");
+                gph_runtime::host_println!("{shown} :: {t}");
             }
         }
     }
@@ -139,12 +139,14 @@ impl Session {
         for (i, sc) in program.scs.iter().enumerate() {
             let rest = sc.name.strip_prefix(&full);
             if rest.is_some_and(|r| r.is_empty() || r.starts_with('$')) {
-                print!("{}", program.show_sc(gph_runtime::code::ScId(i as u32)));
+                gph_runtime::host_print!("{}", program.show_sc(gph_runtime::code::ScId(i as u32)));
                 found = true;
             }
         }
         if !found {
-            println!("no supercombinators for `{name}` (is it a top-level definition?)");
+            gph_runtime::host_println!(
+                "no supercombinators for `{name}` (is it a top-level definition?)"
+            );
         }
     }
 }

@@ -15,11 +15,13 @@ struct SetArgs {
 
 /// The REPL's own settings, which `set` tries before the machine's options,
 /// with whether a setting's value is a file's name.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // completion only
 const OWN: &[(&str, bool)] = &[("+s", false), ("steps", false), ("graph-file", true)];
 
 /// Every setting `:set` knows, with whether its value is a file's name
 /// (for completion). The machine's are read from its options, so that a new
 /// option of `gph run` is completed too.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // completion only
 pub(super) fn settings() -> Vec<(String, bool)> {
     use clap::CommandFactory;
     let machine = SetArgs::command();
@@ -46,16 +48,16 @@ impl Session {
         match arg {
             "+s" => self.timing = !unset,
             "" if !unset => {
-                println!("machine: {}", self.machine.describe());
-                println!("options: {}", self.machine.to_args().join(" "));
+                gph_runtime::host_println!("machine: {}", self.machine.describe());
+                gph_runtime::host_println!("options: {}", self.machine.to_args().join(" "));
             }
             _ if !unset && arg.starts_with("steps") => self.set_steps(arg),
             _ if !unset && arg.starts_with("graph-file") => match arg.split_whitespace().nth(1) {
                 Some(f) => {
                     self.graph_file = f.to_string();
-                    println!("graph file: {f}");
+                    gph_runtime::host_println!("graph file: {f}");
                 }
-                None => eprintln!("gph: :set graph-file PATH needs a path"),
+                None => gph_runtime::host_eprintln!("gph: :set graph-file PATH needs a path"),
             },
             _ => self.set_machine(arg, unset),
         }
@@ -70,9 +72,11 @@ impl Session {
         {
             Some(n) if n > 0 => {
                 self.step_limit = n;
-                println!("steps: at most {n}");
+                gph_runtime::host_println!("steps: at most {n}");
             }
-            _ => eprintln!("gph: :set steps N needs a number of steps, at least 1"),
+            _ => {
+                gph_runtime::host_eprintln!("gph: :set steps N needs a number of steps, at least 1")
+            }
         }
     }
 
@@ -112,15 +116,17 @@ impl Session {
             Ok(s) => {
                 // A grid and a PE count must agree: catch it now.
                 if let Err(e) = s.machine.config("<interactive>", Vec::new()) {
-                    eprintln!("gph: {e}");
+                    gph_runtime::host_eprintln!("gph: {e}");
                     return;
                 }
                 if self.sandboxed && s.machine.writes_files() {
-                    eprintln!("gph: :set {arg}: not available here: it writes a file");
+                    gph_runtime::host_eprintln!(
+                        "gph: :set {arg}: not available here: it writes a file"
+                    );
                     return;
                 }
                 self.machine = s.machine;
-                println!("machine: {}", self.machine.describe());
+                gph_runtime::host_println!("machine: {}", self.machine.describe());
             }
             Err(e) => {
                 // clap's message without its usage lines.
@@ -131,7 +137,7 @@ impl Session {
                     .take_while(|l| !l.trim().is_empty())
                     .map(str::trim)
                     .collect();
-                eprintln!("gph: :set {arg}: {}", said.join(" "));
+                gph_runtime::host_eprintln!("gph: :set {arg}: {}", said.join(" "));
             }
         }
     }

@@ -14,7 +14,7 @@ impl Session {
     /// A stepper for `expr` (errors reported against the input).
     fn stepper(&self, expr: &str) -> Option<gph_compiler::step::Stepper> {
         if expr.trim().is_empty() {
-            println!("usage: :step EXPR, :steps EXPR or :graph EXPR");
+            gph_runtime::host_println!("usage: :step EXPR, :steps EXPR or :graph EXPR");
             return None;
         }
         let src = self.source_with(&format!("{IT} =\n"), Some(Placed::indented(expr, 2)), "");
@@ -23,7 +23,7 @@ impl Session {
             Err((sources, diags)) => {
                 if diags.iter().all(|d| d.span == Span::default()) {
                     for d in &diags {
-                        eprintln!("gph: {}", d.message.replace(IT, "it"));
+                        gph_runtime::host_eprintln!("gph: {}", d.message.replace(IT, "it"));
                     }
                 } else {
                     self.report(&src, &sources, &diags);
@@ -38,14 +38,14 @@ impl Session {
     fn show_step(s: &mut gph_compiler::step::Stepper) -> bool {
         match s.step() {
             Some(st) => {
-                println!("-- {}: {}  ==>  {}", st.rule, st.redex, st.result);
-                println!("=> {}", s.show_limited(2000));
+                gph_runtime::host_println!("-- {}: {}  ==>  {}", st.rule, st.redex, st.result);
+                gph_runtime::host_println!("=> {}", s.show_limited(2000));
                 true
             }
             None => {
                 match s.error() {
-                    Some(e) => println!("** {e}"),
-                    None => println!("(normal form after {} steps)", s.steps()),
+                    Some(e) => gph_runtime::host_println!("** {e}"),
+                    None => gph_runtime::host_println!("(normal form after {} steps)", s.steps()),
                 }
                 false
             }
@@ -56,7 +56,7 @@ impl Session {
     fn run_steps(&self, s: &mut gph_compiler::step::Stepper, limit: u64) -> bool {
         for _ in 0..limit {
             if self.interrupt.swap(false, Ordering::SeqCst) {
-                println!("(interrupted after {} steps)", s.steps());
+                gph_runtime::host_println!("(interrupted after {} steps)", s.steps());
                 return true;
             }
             if !Self::show_step(s) {
@@ -67,7 +67,7 @@ impl Session {
             Self::show_step(s);
             return false;
         }
-        println!(
+        gph_runtime::host_println!(
             "(stopped after {} steps: :set steps N shows more)",
             s.steps()
         );
@@ -79,7 +79,7 @@ impl Session {
         let Some(mut s) = self.stepper(expr) else {
             return;
         };
-        println!("   {}", s.show_limited(2000));
+        gph_runtime::host_println!("   {}", s.show_limited(2000));
         self.run_steps(&mut s, self.step_limit);
     }
 
@@ -89,9 +89,9 @@ impl Session {
         let Some(mut s) = self.stepper(expr) else {
             return;
         };
-        println!("   {}", s.show_limited(2000));
+        gph_runtime::host_println!("   {}", s.show_limited(2000));
         if Self::show_step(&mut s) {
-            println!("(Enter: next step; :continue; :graph [FILE]; :stop)");
+            gph_runtime::host_println!("(Enter: next step; :continue; :graph [FILE]; :stop)");
             self.stepping = Some(s);
         }
     }
@@ -106,7 +106,7 @@ impl Session {
             "" | ":n" | ":next" => Self::show_step(&mut s),
             ":c" | ":continue" => self.run_steps(&mut s, self.step_limit),
             ":stop" | ":abandon" => {
-                println!("(stopped stepping after {} steps)", s.steps());
+                gph_runtime::host_println!("(stopped stepping after {} steps)", s.steps());
                 false
             }
             _ if t.starts_with(":graph") && t[6..].split_whitespace().count() <= 1 => {
@@ -145,9 +145,9 @@ impl Session {
         s.set_text_limit(None);
         s.run(limit);
         if let Some(e) = s.error() {
-            println!("(the evaluation failed: {e}; the graph is as it stopped)");
+            gph_runtime::host_println!("(the evaluation failed: {e}; the graph is as it stopped)");
         } else if !s.is_done() {
-            println!(
+            gph_runtime::host_println!(
                 "(not in normal form after {} steps: an infinite or large value, drawn as far as it got)",
                 s.steps()
             );
@@ -158,6 +158,15 @@ impl Session {
     /// Writes a graph as FILE (default `gph-graph.dot`) and, when Graphviz
     /// is installed, as SVG beside it.
     fn write_graph(&self, g: &gph_compiler::step::Graph, file: &str) {
+        // The browser build has no files and no `dot`: the page takes the
+        // DOT (`Repl::take_graph`) and draws it.
+        if cfg!(target_arch = "wasm32") {
+            if g.truncated {
+                gph_runtime::host_println!("(only the first {GRAPH_NODES} nodes are drawn)");
+            }
+            *self.drawn.borrow_mut() = Some(g.to_dot());
+            return;
+        }
         let dot_path = if file.is_empty() {
             self.graph_file.as_str()
         } else {
@@ -174,11 +183,11 @@ impl Session {
             }
         };
         if let Err(e) = write(dot_path.as_ref(), g.to_dot().as_bytes()) {
-            eprintln!("gph: cannot write {dot_path}: {e}");
+            gph_runtime::host_eprintln!("gph: cannot write {dot_path}: {e}");
             return;
         }
         if g.truncated {
-            println!("(only the first {GRAPH_NODES} nodes are drawn)");
+            gph_runtime::host_println!("(only the first {GRAPH_NODES} nodes are drawn)");
         }
         let svg = std::path::Path::new(dot_path).with_extension("svg");
         // dot writes to its output, gph writes the file.
@@ -191,20 +200,22 @@ impl Session {
             .filter(|o| o.status.success());
         match drawn {
             Some(o) => match write(&svg, &o.stdout) {
-                Ok(()) => println!("wrote {dot_path} and {}", svg.display()),
-                Err(e) => println!(
+                Ok(()) => gph_runtime::host_println!("wrote {dot_path} and {}", svg.display()),
+                Err(e) => gph_runtime::host_println!(
                     "wrote {dot_path} (and no SVG: cannot write {}: {e})",
                     svg.display()
                 ),
             },
-            None => println!("wrote {dot_path} (and no SVG: Graphviz's dot is not installed)"),
+            None => gph_runtime::host_println!(
+                "wrote {dot_path} (and no SVG: Graphviz's dot is not installed)"
+            ),
         }
     }
 
     /// `:sprint NAME` / `:print NAME`: how much of a value is evaluated.
     pub(super) fn sprint(&self, name: &str, print: bool) {
         if name.is_empty() {
-            println!("usage: :sprint NAME");
+            gph_runtime::host_println!("usage: :sprint NAME");
             return;
         }
         let global = format!("{}.{name}", self.module());
@@ -216,9 +227,11 @@ impl Session {
             (ty.is_some() || self.type_of_quietly(name).is_some()).then(|| "_".to_string())
         });
         match (shown, ty) {
-            (None, _) => eprintln!("gph: `{name}` is not in scope"),
-            (Some(s), Some(t)) if print && s == "_" => println!("{name} = (_t1::{t})"),
-            (Some(s), _) => println!("{name} = {s}"),
+            (None, _) => gph_runtime::host_eprintln!("gph: `{name}` is not in scope"),
+            (Some(s), Some(t)) if print && s == "_" => {
+                gph_runtime::host_println!("{name} = (_t1::{t})")
+            }
+            (Some(s), _) => gph_runtime::host_println!("{name} = {s}"),
         }
     }
 }

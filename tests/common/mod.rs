@@ -185,6 +185,31 @@ pub struct Golden {
     pub stdin: Vec<u8>,
     pub stdout: String,
     pub exit: i32,
+    /// Whether the program may make parallel work: its text (or that of
+    /// its modules) names `par...`, `rpar`, `using`, Control.Parallel,
+    /// Eden, `process`, `spawn` or `#`. Generous on purpose: a word that
+    /// only looks parallel (`parse`) costs more runs, never fewer.
+    pub parallel: bool,
+}
+
+/// The words of [`Golden::parallel`].
+fn may_be_parallel(text: &str) -> bool {
+    let word_start = |i: usize| {
+        i == 0 || !text.as_bytes()[i - 1].is_ascii_alphanumeric() && text.as_bytes()[i - 1] != b'_'
+    };
+    let starts = |w: &str| text.match_indices(w).any(|(i, _)| word_start(i));
+    [
+        "par",
+        "rpar",
+        "using",
+        "process",
+        "spawn",
+        "Eden",
+        "Control.Parallel",
+    ]
+    .iter()
+    .any(|w| starts(w))
+        || text.contains(" # ")
 }
 
 impl Golden {
@@ -198,7 +223,26 @@ impl Golden {
                 .map(|a| a.split_whitespace().map(String::from).collect())
                 .unwrap_or_default()
         };
+        // A program of several modules is its folder's files.
+        let sources: Vec<PathBuf> = if path.file_stem().is_some_and(|s| s == "Main") {
+            std::fs::read_dir(path.parent().unwrap())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|e| e == "gph" || e == "hs" || e == "lhs")
+                })
+                .collect()
+        } else {
+            vec![path.clone()]
+        };
+        let parallel = sources
+            .iter()
+            .any(|p| may_be_parallel(&std::fs::read_to_string(p).unwrap_or_default()));
         Golden {
+            parallel,
             file: file.to_path_buf(),
             flags: words("flags"),
             args: words("args"),

@@ -212,7 +212,7 @@ fn user_module(dir: &Path, module: &str) -> Option<(String, String)> {
     let base = dir.join(module.replace('.', "/"));
     USER_ENDINGS.iter().find_map(|ext| {
         let p = base.with_extension(ext);
-        let text = std::fs::read_to_string(&p).ok()?;
+        let text = gph_syntax::files::read(&p).ok()?;
         Some((p.display().to_string(), text))
     })
 }

@@ -26,6 +26,7 @@ pub const STACK: usize = 1 << 30;
 /// What the guard keeps free below the point where it stops: destructors
 /// of the trees being dropped while unwinding, and recursion in code that
 /// has no guard (derived `Clone` and `Drop` take ~100 bytes per level).
+#[cfg(not(target_arch = "wasm32"))]
 const MARGIN_FRACTION: usize = 8;
 
 /// The panic payload of a compilation stopped by [`guard`].
@@ -89,6 +90,20 @@ pub fn run<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<
     run_sized(mb.map_or(STACK, |m| m << 20), f)
 }
 
+/// The browser build (web/, docs/web.md) has no threads and no unwinding:
+/// the compiler runs on the caller's stack without the guard, and the
+/// parser's bound ([`crate::nesting::MAX_NESTING`], smaller there) is what
+/// keeps programs within it; a program that still runs out of stack stops
+/// the WebAssembly instance, and the page reports that and starts afresh.
+#[cfg(target_arch = "wasm32")]
+fn run_sized<T: Send + 'static>(
+    _stack: usize,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, TooDeep> {
+    Ok(f())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn run_sized<T: Send + 'static>(
     stack: usize,
     f: impl FnOnce() -> T + Send + 'static,

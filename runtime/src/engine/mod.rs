@@ -28,10 +28,13 @@
 //! An engine delivers a message with a `hold` that much after it arrives
 //! (Note [Fish delay] in `parallel/policy/mod.rs`).
 
+// Both need OS threads, which the browser build has not (docs/web.md).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
 pub mod faults;
 pub mod grid;
 pub mod mpi;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod os_threads;
 pub mod sim;
 

@@ -86,7 +86,15 @@ struct Sim<'g> {
     /// PEs with work when the slice being run began (for the contention).
     busy_pes: usize,
     faults: Option<Faults>,
+    /// Reductions so far, all PEs, and when to tell the host next
+    /// (`host::progress`: the browser's page shows them during a run).
+    reductions: u64,
+    next_report: u64,
 }
+
+/// Reductions between two reports of progress: about a tenth of a second
+/// in the browser.
+const REPORT_EVERY: u64 = 1 << 20;
 
 impl Engine for Sim<'_> {
     /// The earliest thing: deliver a message, or step the PE with work (or
@@ -156,6 +164,11 @@ impl Engine for Sim<'_> {
             // (The main thread's last slice counts too: a run of one
             // slice took no time before.)
             Step::Ran(work) | Step::Done { work, .. } => {
+                self.reductions += work;
+                if self.reductions >= self.next_report {
+                    self.next_report = self.reductions + REPORT_EVERY;
+                    crate::host::progress(self.clock[p], self.reductions);
+                }
                 work as f64 / costs.reductions_per_second / costs.contention(self.busy_pes)
             }
             Step::Idle => return,
@@ -246,6 +259,8 @@ pub fn run(
         arrival: 0.0,
         busy_pes: 1,
         faults: faults.map(Faults::new),
+        reductions: 0,
+        next_report: REPORT_EVERY,
     };
     let census = Census::new(n);
     let result = drive(&mut sim, pes, &census, Some((0, main)))

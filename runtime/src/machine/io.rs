@@ -320,7 +320,7 @@ pub struct Io<'a> {
     /// Files created by openTempFile so far (their names are unique).
     temps: u64,
     /// When the program started (System.CPUTime's clock).
-    pub started: std::time::Instant,
+    pub started: crate::host::Instant,
 }
 
 impl<'a> Io<'a> {
@@ -349,7 +349,7 @@ impl<'a> Io<'a> {
             prog_name,
             reachable: true,
             temps: 0,
-            started: std::time::Instant::now(),
+            started: crate::host::Instant::now(),
         }
     }
 
@@ -396,7 +396,7 @@ impl<'a> Io<'a> {
     /// Writes `s` to handle `h` (hPutStr), buffered as the handle says.
     pub fn put_str(&mut self, h: i64, s: &str) -> Result<(), IoErr> {
         if h == TRACE {
-            let mut e = std::io::stderr().lock();
+            let mut e = crate::host::stderr();
             return e
                 .write_all(s.as_bytes())
                 .and_then(|()| e.flush())
@@ -442,7 +442,7 @@ impl<'a> Io<'a> {
                 .map_err(|e| (e, "commitBuffer"))
                 .and_then(|()| self.out.flush().map_err(|e| (e, loc))),
             Dev::Stderr => {
-                let mut e = std::io::stderr().lock();
+                let mut e = crate::host::stderr();
                 e.write_all(&x.obuf).map_err(|e| (e, "commitBuffer"))
             }
             Dev::File { file, .. } => file.write_all(&x.obuf).map_err(|e| (e, "commitBuffer")),
@@ -797,7 +797,13 @@ impl<'a> Io<'a> {
             Some(i) => (&template[..i], &template[i..]),
             None => (template, ""),
         };
-        let pid = std::process::id();
+        // The browser build has no processes (and no files: the open
+        // below fails there with a clean error).
+        let pid = if cfg!(target_arch = "wasm32") {
+            0
+        } else {
+            std::process::id()
+        };
         loop {
             self.temps += 1;
             let name = format!("{stem}{pid}-{}{ext}", self.temps);

@@ -39,7 +39,7 @@
 //!   capability's runs and collections not to overlap, as in GHC.
 
 use super::event::{Event, StopWhy};
-use super::out::{nanos, Appender, RunInfo};
+use super::out::{nanos, Appender, RunInfo, Target};
 use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
 use crate::parallel::protocol::MsgKind;
@@ -235,7 +235,7 @@ impl EventLog {
     /// Creates the file and writes the header and what describes the run:
     /// a capability set per PE, with its capability, the RTS name and the
     /// program's arguments.
-    pub fn create(path: &str, info: &RunInfo) -> Result<EventLog, String> {
+    pub fn create(path: impl Into<Target>, info: &RunInfo) -> Result<EventLog, String> {
         let file = Appender::create(path, info.file_limit)?;
         let mut b = Bytes::default();
         b.u32(HEADER_BEGIN);

@@ -10,9 +10,83 @@ use super::trace::Trace;
 use super::{Activity, Recorder, Sink};
 use crate::engine::grid::Grid;
 use crate::parallel::ids::PeId;
-use std::fs::File;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+/// Where one of a run's files goes: a path, or a buffer the caller reads
+/// after the run (the browser build, which has no files; the REPL's page).
+#[derive(Clone, Debug)]
+pub enum Target {
+    Path(String),
+    Memory(Arc<Mutex<Vec<u8>>>),
+}
+
+impl Target {
+    /// A new, empty buffer.
+    pub fn memory() -> Target {
+        Target::Memory(Arc::default())
+    }
+
+    /// What the buffer holds (empty for a path).
+    pub fn bytes(&self) -> Vec<u8> {
+        match self {
+            Target::Path(_) => Vec::new(),
+            Target::Memory(m) => m.lock().map(|b| b.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// The name its errors give.
+    pub fn name(&self) -> &str {
+        match self {
+            Target::Path(p) => p,
+            Target::Memory(_) => "<memory>",
+        }
+    }
+
+    /// Opens it for writing, emptied.
+    pub fn create(&self) -> Result<Box<dyn Write + Send>, String> {
+        match self {
+            Target::Path(p) => match std::fs::File::create(p) {
+                Ok(f) => Ok(Box::new(f)),
+                Err(e) => Err(format!("cannot write {p}: {e}")),
+            },
+            Target::Memory(m) => {
+                if let Ok(mut b) = m.lock() {
+                    b.clear();
+                }
+                Ok(Box::new(MemoryWriter(m.clone())))
+            }
+        }
+    }
+
+    /// Writes `bytes` as the whole of it.
+    pub fn write(&self, bytes: &[u8]) -> Result<(), String> {
+        self.create()?
+            .write_all(bytes)
+            .map_err(|e| format!("cannot write {}: {e}", self.name()))
+    }
+}
+
+impl From<&str> for Target {
+    fn from(p: &str) -> Target {
+        Target::Path(p.to_string())
+    }
+}
+
+struct MemoryWriter(Arc<Mutex<Vec<u8>>>);
+
+impl Write for MemoryWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut b) = self.0.lock() {
+            b.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// What a run is, for the files' titles and metadata.
 #[derive(Clone, Debug, Default)]
@@ -72,16 +146,20 @@ impl RunInfo {
 /// chunk that would take the file past it and every chunk after are left
 /// out (the file still ends as its format requires: `finish`'s tail is
 /// always written).
-#[derive(Debug)]
 pub struct Appender {
     path: String,
     limit: Option<u64>,
     state: Mutex<AppendState>,
 }
 
-#[derive(Debug)]
+impl std::fmt::Debug for Appender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Appender({})", self.path)
+    }
+}
+
 struct AppendState {
-    file: File,
+    file: Box<dyn Write + Send>,
     error: Option<String>,
     written: u64,
     /// Chunks were left out for the limit.
@@ -89,10 +167,11 @@ struct AppendState {
 }
 
 impl Appender {
-    pub fn create(path: &str, limit: Option<u64>) -> Result<Appender, String> {
-        let file = File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+    pub fn create(target: impl Into<Target>, limit: Option<u64>) -> Result<Appender, String> {
+        let target = target.into();
+        let file = target.create()?;
         Ok(Appender {
-            path: path.to_string(),
+            path: target.name().to_string(),
             limit,
             state: Mutex::new(AppendState {
                 file,
@@ -165,6 +244,17 @@ impl Outputs {
         eventlog: Option<&str>,
         trace: Option<&str>,
         profile: Option<&str>,
+    ) -> Result<Outputs, String> {
+        let t = |p: Option<&str>| p.map(Target::from);
+        Outputs::create_at(info, t(eventlog), t(trace), t(profile))
+    }
+
+    /// [`Outputs::create`] with any targets (buffers in memory too).
+    pub fn create_at(
+        info: &RunInfo,
+        eventlog: Option<Target>,
+        trace: Option<Target>,
+        profile: Option<Target>,
     ) -> Result<Outputs, String> {
         Ok(Outputs {
             eventlog: eventlog.map(|p| EventLog::create(p, info)).transpose()?,

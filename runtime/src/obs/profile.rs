@@ -10,7 +10,7 @@
 //! and the width doubles. The picture is drawn at the end from the bins.
 
 use super::event::Event;
-use super::out::{xml_escape, RunInfo};
+use super::out::{xml_escape, RunInfo, Target};
 use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
 use std::fmt::Write;
@@ -123,17 +123,18 @@ impl Bins {
 /// A profile being made: each PE's bins once its run is over.
 #[derive(Debug)]
 pub struct Profile {
-    path: String,
+    path: Target,
     info: RunInfo,
     done: Arc<Mutex<Vec<Option<Bins>>>>,
 }
 
 impl Profile {
     /// Checks that the file can be written (it is written at the end).
-    pub fn create(path: &str, info: &RunInfo) -> Result<Profile, String> {
-        std::fs::write(path, "").map_err(|e| format!("cannot write {path}: {e}"))?;
+    pub fn create(path: impl Into<Target>, info: &RunInfo) -> Result<Profile, String> {
+        let path = path.into();
+        path.write(b"")?;
         Ok(Profile {
-            path: path.to_string(),
+            path,
             info: info.clone(),
             done: Arc::new(Mutex::new(vec![None; info.pes.max(1)])),
         })
@@ -158,7 +159,7 @@ impl Profile {
             .map(|b| b.clone().unwrap_or_else(Bins::new))
             .collect();
         let svg = render(&self.info, &pes, run_time);
-        std::fs::write(&self.path, svg).map_err(|e| format!("cannot write {}: {e}", self.path))
+        self.path.write(svg.as_bytes())
     }
 }
 

@@ -16,7 +16,7 @@
 //! way).
 
 use super::event::{Event, StopWhy};
-use super::out::{Appender, RunInfo};
+use super::out::{Appender, RunInfo, Target};
 use super::{Activity, Recorder};
 use crate::parallel::ids::PeId;
 use std::collections::HashMap;
@@ -57,7 +57,7 @@ impl Trace {
     }
 
     /// Creates the file and names each PE's process and fixed tracks.
-    pub fn create(path: &str, info: &RunInfo) -> Result<Trace, String> {
+    pub fn create(path: impl Into<Target>, info: &RunInfo) -> Result<Trace, String> {
         let file = Appender::create(path, info.file_limit)?;
         let mut items = Vec::new();
         for pe in 0..info.pes.max(1) {

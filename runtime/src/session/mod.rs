@@ -75,10 +75,15 @@ impl Session {
         if let Err(e) = self.linker.link(program) {
             return (Exit::Error(e), Stats::default());
         }
-        let stdout = std::io::stdout();
-        let tty = stdout.is_terminal();
-        let mut out = stdout.lock();
-        self.run_linked(config, bind, &mut out, tty, &mut LineAtATime)
+        // The host's stdout: the process's, or the browser page's.
+        let tty = std::io::stdout().is_terminal();
+        self.run_linked(
+            config,
+            bind,
+            &mut crate::host::stdout(),
+            tty,
+            &mut LineAtATime,
+        )
     }
 
     /// As `run`, with the given stdout and stdin.
