@@ -19,6 +19,7 @@ fn root() -> &'static Path {
 fn chromium() -> Option<&'static str> {
     let path = "/usr/bin/chromium";
     if !Path::new(path).exists() {
+        let _ = Command::new("apt-get").args(["update", "-qq"]).status();
         let _ = Command::new("apt-get")
             .args(["install", "-y", "-qq", "chromium"])
             .env("DEBIAN_FRONTEND", "noninteractive")
