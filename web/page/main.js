@@ -350,6 +350,12 @@ async function showLesson(path) {
   const md = await fetch(path).then((r) => r.text());
   const pane = $("lesson");
   pane.innerHTML = marked.parse(md);
+  // The lessons' pictures lie beside them.
+  const base = path.slice(0, path.lastIndexOf("/") + 1);
+  for (const img of pane.querySelectorAll("img")) {
+    const src = img.getAttribute("src");
+    if (src && !/^([a-z]+:|\/)/.test(src)) img.src = base + src;
+  }
   document.querySelector('.tabs button[data-tab="lesson"]').hidden = false;
   showTab("lesson");
   // Each REPL example is one click away: its `gph>` lines, in the REPL.

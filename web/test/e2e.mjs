@@ -71,6 +71,23 @@ try {
   check(await page.locator("#svg svg").count() === 1, "no profile picture");
   await page.screenshot({ path: config.screenshot });
 
+  stage = "share";
+  // A shared link carries the program: a new page opened on it has it.
+  await page.click("#share");
+  const link = page.url();
+  check(/#p=/.test(link), "Share put nothing in the URL");
+  const other = await browser.newPage();
+  await other.goto(link);
+  await other.waitForFunction(() => document.getElementById("status").textContent === "ready", null, { timeout: 60000 });
+  const shared = await other.evaluate(() => document.querySelector(".cm-content").innerText);
+  check(shared.includes("sumTotient"), "the shared link did not carry the program");
+  await other.close();
+  stage = "lesson";
+  // A lesson's page, its picture, and an example one click away.
+  await page.click("text=3 GUM");
+  await page.waitForSelector("#lesson img");
+  check(await page.evaluate(() => document.querySelector("#lesson img").complete && document.querySelector("#lesson img").naturalWidth > 0), "the lesson's picture did not load");
+  check(await page.locator("#lesson button.try").count() > 0, "no example to try in the lesson");
   stage = "type error";
   // A type error is marked in the editor.
   await page.evaluate(() => window.gphSetSource("main = print (1 + True)\n"));
