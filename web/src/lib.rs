@@ -223,7 +223,7 @@ fn options(words: &[String]) -> Result<(MachineOpts, CompileOpts), String> {
     let (compiler, machine): (Vec<&str>, Vec<&str>) = words
         .iter()
         .map(String::as_str)
-        .partition(|w| matches!(*w, "-O0" | "-O1" | "-O"));
+        .partition(|w| w.starts_with("-O") || *w == "--lint");
     let mut machine = machine;
     if !machine.contains(&"--engine") {
         machine.extend(["--engine", "sim"]);

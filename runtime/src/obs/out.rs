@@ -14,7 +14,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 /// Where one of a run's files goes: a path, or a buffer the caller reads
-/// after the run (the browser build, which has no files; the REPL's page).
+/// after the run (the browser build, which has no files).
 #[derive(Clone, Debug)]
 pub enum Target {
     Path(String),
