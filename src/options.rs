@@ -135,7 +135,23 @@ impl ObserveOpts {
         machine: &MachineOpts,
         config: &gph_runtime::Config,
     ) -> Result<Option<std::sync::Arc<gph_runtime::obs::out::Outputs>>, String> {
-        if !self.asked() {
+        let at = |p: &Option<String>| p.as_deref().map(gph_runtime::obs::out::Target::from);
+        let targets = [at(&self.eventlog), at(&self.trace), at(&self.profile)];
+        outputs_at(program, machine, config, targets, self.file_limit)
+    }
+}
+
+/// The recordings of a run into these targets (eventlog, trace, profile:
+/// files, or buffers in memory); None if there is none.
+pub fn outputs_at(
+    program: String,
+    machine: &MachineOpts,
+    config: &gph_runtime::Config,
+    [eventlog, trace, profile]: [Option<gph_runtime::obs::out::Target>; 3],
+    file_limit: Option<u64>,
+) -> Result<Option<std::sync::Arc<gph_runtime::obs::out::Outputs>>, String> {
+    {
+        if eventlog.is_none() && trace.is_none() && profile.is_none() {
             return Ok(None);
         }
         let mut policy = machine.sched.name().to_string();
@@ -147,14 +163,9 @@ impl ObserveOpts {
             pes: config.grid.as_ref().map_or(config.pes.max(1), |g| g.len()),
             grid: config.grid.clone(),
             policy,
-            file_limit: self.file_limit,
+            file_limit,
         };
-        let out = gph_runtime::obs::out::Outputs::create(
-            &info,
-            self.eventlog.as_deref(),
-            self.trace.as_deref(),
-            self.profile.as_deref(),
-        )?;
+        let out = gph_runtime::obs::out::Outputs::create_at(&info, eventlog, trace, profile)?;
         Ok(Some(std::sync::Arc::new(out)))
     }
 }

@@ -219,7 +219,8 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "its activity profile",
         arg: Arg::File,
         action: Action::Run(|s, a| s.save_recording("profile", a)),
-        outside: true,
+        // In the browser the recording goes to the page.
+        outside: !cfg!(target_arch = "wasm32"),
         ..ROW
     },
     Command {
@@ -229,7 +230,8 @@ The parallel machine (the options of `gph run`, without their dashes):
         beside: true,
         arg: Arg::File,
         action: Action::Run(|s, a| s.save_recording("trace", a)),
-        outside: true,
+        // In the browser the recording goes to the page.
+        outside: !cfg!(target_arch = "wasm32"),
         ..ROW
     },
     Command {
@@ -238,7 +240,8 @@ The parallel machine (the options of `gph run`, without their dashes):
         help: "a GHC eventlog (ThreadScope)",
         arg: Arg::File,
         action: Action::Run(|s, a| s.save_recording("eventlog", a)),
-        outside: true,
+        // In the browser the recording goes to the page.
+        outside: !cfg!(target_arch = "wasm32"),
         ..ROW
     },
     Command {

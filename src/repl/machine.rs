@@ -4,6 +4,7 @@
 
 use super::{Session, ENTRY};
 use gph_runtime::host::Instant;
+use gph_runtime::obs::out::Target;
 
 /// The most bytes each file of an evaluation's recording takes (its
 /// eventlog, its trace): an evaluation that runs for minutes recorded 86
@@ -30,8 +31,13 @@ impl Session {
         };
         // As GHCi's: getProgName is "<interactive>".
         config.prog_name = "<interactive>".into();
-        let observe = self.recording();
-        let outputs = match observe.outputs(what.trim().to_string(), &self.machine, &config) {
+        let outputs = match crate::options::outputs_at(
+            what.trim().to_string(),
+            &self.machine,
+            &config,
+            self.recording(),
+            Some(RECORDING_LIMIT),
+        ) {
             Ok(o) => o,
             Err(e) => {
                 gph_runtime::host_eprintln!("gph: cannot record the evaluation: {e}");
@@ -77,20 +83,19 @@ impl Session {
         ok
     }
 
-    /// Where the last evaluation's events are recorded.
-    fn recording(&self) -> crate::ObserveOpts {
-        // Nothing is recorded without a scratch folder.
+    /// Where the last evaluation's events are recorded (eventlog, trace,
+    /// profile): files in the scratch folder, or in the browser build
+    /// buffers in memory. Nothing is recorded without either.
+    fn recording(&self) -> [Option<Target>; 3] {
+        if let Some(m) = &self.in_memory {
+            return m.clone().map(Some);
+        }
         let at = |f: &str| {
             self.scratch
                 .as_ref()
-                .map(|d| d.path().join(f).to_string_lossy().into_owned())
+                .map(|d| Target::Path(d.path().join(f).to_string_lossy().into_owned()))
         };
-        crate::ObserveOpts {
-            eventlog: at("last.eventlog"),
-            trace: at("last.json"),
-            profile: at("last.svg"),
-            file_limit: Some(RECORDING_LIMIT),
-        }
+        [at("last.eventlog"), at("last.json"), at("last.svg")]
     }
 
     /// `:profile FILE`, `:trace FILE`, `:eventlog FILE`: the last
@@ -104,13 +109,23 @@ impl Session {
             gph_runtime::host_println!("nothing recorded yet: evaluate an expression first");
             return;
         }
-        let rec = self.recording();
+        let [eventlog, trace, profile] = self.recording();
         let from = match what {
-            "profile" => rec.profile,
-            "trace" => rec.trace,
-            _ => rec.eventlog,
+            "profile" => profile,
+            "trace" => trace,
+            _ => eventlog,
         };
-        let Some(from) = from else { return };
+        let from = match from {
+            Some(Target::Path(p)) => p,
+            // The browser build: the page shows the picture, or offers the
+            // file to download (`Repl::take_shown`).
+            Some(Target::Memory(m)) => {
+                let bytes = m.lock().map(|b| b.clone()).unwrap_or_default();
+                *self.shown.borrow_mut() = Some((what.to_string(), bytes));
+                return;
+            }
+            None => return,
+        };
         match std::fs::copy(&from, to) {
             Ok(_) if self.recording_cut && what != "profile" => gph_runtime::host_println!(
                 "wrote {to} (the evaluation's first {} MB of events: the REPL keeps no more \

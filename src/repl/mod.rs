@@ -101,8 +101,11 @@ struct Session {
     types_memo: std::cell::RefCell<Option<(source::Key, source::Types)>>,
     /// Commands that reach outside the session are refused (`Repl::sandbox`).
     sandboxed: bool,
-    /// The last `:graph`'s DOT, in the browser build (`Repl::take_graph`).
-    drawn: std::cell::RefCell<Option<String>>,
+    /// What the last input gave the browser's page to show (`Repl::take_shown`).
+    shown: std::cell::RefCell<Option<(String, Vec<u8>)>>,
+    /// The browser build's recording of the last evaluation (eventlog,
+    /// trace, profile), in memory: it has no scratch folder.
+    in_memory: Option<[gph_runtime::obs::out::Target; 3]>,
 }
 
 impl Session {
@@ -199,7 +202,9 @@ impl Repl {
             names: Arc::new(Mutex::new(Vec::new())),
             types_memo: Default::default(),
             sandboxed: false,
-            drawn: Default::default(),
+            shown: Default::default(),
+            in_memory: cfg!(target_arch = "wasm32")
+                .then(|| std::array::from_fn(|_| gph_runtime::obs::out::Target::memory())),
         };
         Repl { session }
     }
@@ -240,10 +245,12 @@ impl Repl {
         }
     }
 
-    /// The graph the last input drew (`:graph` in the browser build, which
-    /// writes no file: the page draws it), if any.
-    pub fn take_graph(&mut self) -> Option<String> {
-        self.session.drawn.take()
+    /// What the last input gave the page to show, in the browser build,
+    /// which writes no files: `("dot", DOT)` from `:graph`, and the last
+    /// evaluation's recording from `:profile` (`"profile"`, SVG), `:trace`
+    /// and `:eventlog` (whose FILE names the download).
+    pub fn take_shown(&mut self) -> Option<(String, Vec<u8>)> {
+        self.session.shown.take()
     }
 
     /// Set, it stops the evaluation under way (what Ctrl-C sets).

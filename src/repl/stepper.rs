@@ -164,7 +164,7 @@ impl Session {
             if g.truncated {
                 gph_runtime::host_println!("(only the first {GRAPH_NODES} nodes are drawn)");
             }
-            *self.drawn.borrow_mut() = Some(g.to_dot());
+            *self.shown.borrow_mut() = Some(("dot".into(), g.to_dot().into_bytes()));
             return;
         }
         let dot_path = if file.is_empty() {

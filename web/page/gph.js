@@ -50,10 +50,13 @@ export async function load(bytes, onWrite, onProgress = () => {}) {
     replInput(line) {
       return call(x.gph_repl_input, line);
     },
-    // The DOT of the graph the last input drew (`:graph`), or "".
-    replGraph() {
-      const n = x.gph_repl_graph();
-      return n ? decoder.decode(new Uint8Array(memory.buffer, x.gph_result_ptr(), n)) : "";
+    // What the last input gave the page to show: {kind: "dot" | "profile"
+    // | "trace" | "eventlog", bytes}, or null.
+    replShown() {
+      const k = x.gph_repl_shown();
+      if (!k) return null;
+      const bytes = new Uint8Array(memory.buffer, x.gph_result_ptr(), x.gph_result_len()).slice();
+      return { kind: ["", "dot", "profile", "trace", "eventlog"][k], bytes };
     },
   };
 }

@@ -278,7 +278,7 @@ async function replInput(line) {
   try {
     await ensureRepl();
     const r = await ask({ type: "repl", line });
-    if (r.graph) await drawGraph(r.graph);
+    if (r.shown) await show(r.shown, line);
     if (DEFINITION.test(line.trim()) && !QUERY.test(line.trim())) replHistory.push(line);
     $("next").hidden = !/^:(step|n|next)\b/.test(line.trim());
   } catch (e) {
@@ -290,15 +290,32 @@ async function replInput(line) {
   }
 }
 
-// `:graph`: the REPL gives DOT; Graphviz compiled to WebAssembly
-// (@viz-js/viz, loaded the first time) draws it into the transcript.
+// What an input gave to show. `:graph`: DOT, which Graphviz compiled to
+// WebAssembly (@viz-js/viz, loaded the first time) draws into the
+// transcript; `:profile`: the activity profile's SVG, shown there too;
+// `:trace FILE`, `:eventlog FILE`: the file, to download.
 let viz = null;
-async function drawGraph(dot) {
-  if (!viz) viz = await import("@viz-js/viz").then((m) => m.instance());
-  const svg = viz.renderSVGElement(dot);
-  svg.classList.add("graph");
-  $("transcript").appendChild(svg);
-  $("transcript").appendChild(document.createTextNode("\n"));
+async function show({ kind, bytes }, line) {
+  const t = $("transcript");
+  if (kind === "dot" || kind === "profile") {
+    let svg;
+    if (kind === "dot") {
+      if (!viz) viz = await import("@viz-js/viz").then((m) => m.instance());
+      svg = viz.renderSVGElement(new TextDecoder().decode(bytes));
+    } else {
+      svg = new DOMParser().parseFromString(new TextDecoder().decode(bytes), "image/svg+xml").documentElement;
+    }
+    svg.classList.add("graph");
+    t.appendChild(svg);
+  } else {
+    const name = line.trim().split(/\s+/)[1] || (kind === "trace" ? "trace.json" : "gph.eventlog");
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([bytes]));
+    a.download = name.split("/").pop();
+    a.textContent = `download ${a.download} (${bytes.length} bytes)`;
+    t.appendChild(a);
+  }
+  t.appendChild(document.createTextNode("\n"));
 }
 
 $("line").addEventListener("keydown", (ev) => {

@@ -54,7 +54,7 @@ onmessage = async (ev) => {
       break;
     case "repl":
       // `quiet`: replaying the session after a Stop; its answers are not shown again.
-      guarded(m.id, () => ({ exit: gph.replInput(m.line), graph: gph.replGraph() }));
+      guarded(m.id, () => ({ exit: gph.replInput(m.line), shown: gph.replShown() }));
       break;
   }
 };

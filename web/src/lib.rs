@@ -20,8 +20,9 @@
 //!   and imports, the browser having no files of its own;
 //! - `gph_repl_start(p, n)` (machine options, as `gph run` words) and
 //!   `gph_repl_input(p, n)`: a REPL session, one input at a time, its
-//!   answers to `gph.write`; `gph_repl_graph()`: the DOT of the graph the
-//!   last input drew (`:graph`), for the page to draw.
+//!   answers to `gph.write`; `gph_repl_shown()`: what the last input
+//!   gave the page to show (`:graph`'s DOT, `:profile`'s picture, the
+//!   files of `:trace` and `:eventlog`).
 
 use gph::{CompileOpts, MachineOpts};
 use gph_runtime::host::{self, Stream};
@@ -396,15 +397,27 @@ pub unsafe extern "C" fn gph_repl_start(p: *const u8, n: usize) -> i32 {
     }
 }
 
-/// The graph the last REPL input drew (`:graph`), as Graphviz DOT in the
-/// result buffer; returns its length (0: none).
+/// What the last REPL input gave the page to show: `:graph`'s DOT, or the
+/// last evaluation's recording (`:profile`, `:trace`, `:eventlog`). Its
+/// bytes go to the result buffer; returns the kind (0 none, 1 DOT, 2 the
+/// profile's SVG, 3 a trace, 4 an eventlog).
 #[no_mangle]
-pub extern "C" fn gph_repl_graph() -> usize {
-    let dot = REPL.with(|r| r.borrow_mut().as_mut().and_then(|r| r.take_graph()));
-    let bytes = dot.unwrap_or_default().into_bytes();
-    let n = bytes.len();
+pub extern "C" fn gph_repl_shown() -> i32 {
+    let shown = REPL.with(|r| r.borrow_mut().as_mut().and_then(|r| r.take_shown()));
+    let (kind, bytes) = match shown {
+        Some((k, b)) => (
+            match k.as_str() {
+                "dot" => 1,
+                "profile" => 2,
+                "trace" => 3,
+                _ => 4,
+            },
+            b,
+        ),
+        None => (0, Vec::new()),
+    };
     RESULT.with(|r| *r.borrow_mut() = bytes);
-    n
+    kind
 }
 
 /// One REPL input (a command, a definition, an expression, or the lines of

@@ -129,6 +129,12 @@ try {
   await page.waitForFunction(() => document.getElementById("transcript").textContent.includes("Interrupted."), null, { timeout: 10000 });
   await say("double 21");
   check((await transcript()).trimEnd().endsWith("42"), "the session did not survive Stop: " + (await transcript()).slice(-200));
+  stage = "recording";
+  // The last evaluation's recording: the profile drawn, the eventlog to download.
+  await say(":profile p.svg");
+  check(await page.locator("#transcript svg.graph").count() === 2, ":profile drew no picture");
+  await say(":eventlog e.eventlog");
+  check(await page.locator('#transcript a[download="e.eventlog"]').count() === 1, ":eventlog gave nothing to download");
   await page.screenshot({ path: config.screenshot.replace(/\.png$/, "-repl.png") });
 } catch (e) {
   failures.push(`driver, at ${stage}: ${e.message}`);
