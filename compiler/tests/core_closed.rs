@@ -1,6 +1,7 @@
 //! Core Lint finds nothing on any program in the repository, at `-O0` and
 //! optimised: every pass keeps the invariants the next one relies on
-//! (`gph_compiler::core::lint`).
+//! (`gph_compiler::core::lint`); and the machine's validator accepts the
+//! code of each (`gph_code::validate`).
 
 use gph_compiler::{compile_full, Options};
 use gph_syntax::SourceFile;
@@ -91,11 +92,24 @@ fn lint_finds_nothing_on_any_program() {
                     let file = SourceFile::new(f.to_string_lossy(), text);
                     let entry = if *f == everything { "" } else { "main" };
                     let (mut compiled, _, mut diags) = compile_full(&file, entry, &opts);
+                    let mut with_main = !entry.is_empty();
                     if diags.iter().any(|d| d.message.contains("has no `main`")) {
                         // A module without main: all of it.
                         (compiled, _, diags) = compile_full(&file, "", &opts);
+                        with_main = false;
                     }
                     let mut out = failures.lock().unwrap();
+                    // The machine's validator accepts the code (of a
+                    // program: it needs a main).
+                    if let Some((c, _)) = compiled.as_ref().filter(|_| with_main) {
+                        if let Err(es) = gph_code::validate::validate(&c.code) {
+                            out.push(format!(
+                                "{} (optimise {optimise}): invalid code: {:?}",
+                                f.display(),
+                                &es[..es.len().min(5)]
+                            ));
+                        }
+                    }
                     if compiled.is_none() {
                         out.push(format!(
                             "{} (optimise {optimise}): not compiled ({} diagnostics, first: {:?})",

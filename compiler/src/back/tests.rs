@@ -1,62 +1,14 @@
 //! Unit tests of the back end: lambda lifting, strictness and code
-//! generation on small programs, and the code of every program in the
-//! repository checked by the machine's validator.
+//! generation on small programs.
 
 use super::*;
 use crate::testing::compiled;
 use crate::Options;
 use gph_code::{Instr, ScId, ScKind};
-use gph_syntax::SourceFile;
-use std::path::PathBuf;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-pub(crate) fn compile_file(path: &std::path::Path) -> Option<(Compiled, String)> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let file = SourceFile::new(path.to_str().unwrap(), text);
-    let (c, _, _) = crate::compile_full(&file, "main", &crate::Options::default());
-    c.map(|(c, m)| (c, m.to_string()))
-}
-
-fn corpus() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in ["programs", "tests/programs"] {
-        let mut fs: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "gph"))
-            .collect();
-        fs.sort();
-        files.extend(fs);
-    }
-    files
-}
-
-#[test]
-fn the_code_of_every_program_is_well_formed() {
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for path in corpus() {
-        let Some((c, _)) = compile_file(&path) else {
-            continue;
-        };
-        checked += 1;
-        if !c.errors.is_empty() {
-            failures.push(format!(
-                "{}: {:?}",
-                path.display(),
-                &c.errors[..c.errors.len().min(5)]
-            ));
-        }
-        if let Err(es) = gph_code::validate::validate(&c.code) {
-            failures.push(format!("{}: {:?}", path.display(), &es[..es.len().min(5)]));
-        }
-    }
-    assert!(checked > 50, "only {checked} programs compiled");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
+// The code of every program of the repository is checked by the machine's
+// validator in tests/core_closed.rs, in the same compilation as Core Lint
+// (a pass of its own over the corpus here compiled every program again).
 
 // ----- lambda lifting
 
