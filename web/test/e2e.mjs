@@ -88,6 +88,13 @@ try {
   await page.waitForSelector("#lesson img");
   check(await page.evaluate(() => document.querySelector("#lesson img").complete && document.querySelector("#lesson img").naturalWidth > 0), "the lesson's picture did not load");
   check(await page.locator("#lesson button.try").count() > 0, "no example to try in the lesson");
+  stage = "trap";
+  // A program too deep for the browser's stack stops the module cleanly;
+  // the next run works.
+  const long = "main = print (length [" + Array.from({ length: 3000 }, (_, i) => i).join(",") + "])\n";
+  await page.evaluate((s) => window.gphSetSource(s), long);
+  await page.click("#run");
+  await page.waitForFunction(() => /the interpreter stopped/.test(document.getElementById("out").textContent), null, { timeout: 60000 });
   stage = "type error";
   // A type error is marked in the editor.
   await page.evaluate(() => window.gphSetSource("main = print (1 + True)\n"));
