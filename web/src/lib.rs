@@ -26,10 +26,11 @@
 
 use gph::{CompileOpts, MachineOpts};
 use gph_runtime::host::{self, Stream};
-use gph_runtime::obs::out::{Outputs, RunInfo, Target};
+use gph_runtime::obs::out::Target;
 use gph_syntax::{Diagnostic, SourceFile};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use std::io::Write;
 
 #[link(wasm_import_module = "gph")]
 extern "C" {
@@ -280,7 +281,7 @@ fn run(req: RunRequest) -> RunResult {
     if diags.iter().any(Diagnostic::is_error) {
         result.diagnostics = diagnostics(&sources, &diags);
         for d in &result.diagnostics {
-            let _ = host_write_str(Stream::Stderr, &d.rendered);
+            let _ = host::stderr().write_all(d.rendered.as_bytes());
         }
         return result;
     }
@@ -290,31 +291,22 @@ fn run(req: RunRequest) -> RunResult {
     // The files asked for, in memory.
     let want = |b: bool| b.then(Target::memory);
     let (eventlog, trace, profile) = (want(req.eventlog), want(req.trace), want(req.profile));
-    let mut outputs = None;
-    if eventlog.is_some() || trace.is_some() || profile.is_some() {
-        let info = RunInfo {
-            program: std::path::Path::new(&name)
-                .file_stem()
-                .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned()),
-            args: config.args.clone(),
-            engine: config.engine.name().to_string(),
-            pes: config.grid.as_ref().map_or(config.pes.max(1), |g| g.len()),
-            grid: config.grid.clone(),
-            policy: config.sched.name().to_string(),
-            file_limit: None,
-        };
-        match Outputs::create_at(&info, eventlog.clone(), trace.clone(), profile.clone()) {
-            Ok(o) => {
-                let o = std::sync::Arc::new(o);
-                config.record = Some(o.clone());
-                outputs = Some(o);
-            }
-            Err(e) => {
-                fail(e);
-                return result;
-            }
+    // The same recordings as `gph run --eventlog --trace --profile`.
+    let targets = [eventlog.clone(), trace.clone(), profile.clone()];
+    let outputs = match gph::options::outputs_at(
+        config.prog_name.clone(),
+        &machine,
+        &config,
+        targets,
+        None,
+    ) {
+        Ok(o) => o,
+        Err(e) => {
+            fail(e);
+            return result;
         }
-    }
+    };
+    config.record = outputs.clone().map(|o| o as _);
     let start = host::Instant::now();
     let mut stdin = req.stdin.as_bytes();
     let (exit, stats) = gph_runtime::run_main_with(
@@ -353,14 +345,6 @@ fn run(req: RunRequest) -> RunResult {
         gph_runtime::Exit::ExitWith(code) => code,
     };
     result
-}
-
-fn host_write_str(s: Stream, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    match s {
-        Stream::Stdout => host::stdout().write_all(text.as_bytes()),
-        Stream::Stderr => host::stderr().write_all(text.as_bytes()),
-    }
 }
 
 /// Makes the `m` bytes at `q` the file whose path is the `n` bytes at `p`.
