@@ -16,6 +16,8 @@ shopt -s nullglob
 here=$(cd "$(dirname "$0")" && pwd)
 oracle=${ORACLE:-$(cd "$here/../../shared/tools" 2>/dev/null && pwd)/oracle}
 [ -x "$oracle" ] || oracle=/work/shared/tools/oracle
+# GHC versions of gph-only library modules (tests/ghc-shim/README.md).
+export GPH_ORACLE_PATH="$here/ghc-shim${GPH_ORACLE_PATH:+:$GPH_ORACLE_PATH}"
 status=0
 
 want() {   # want NAME: true when no names were given or NAME is among them

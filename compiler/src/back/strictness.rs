@@ -147,10 +147,17 @@ impl<'a> Env<'a> {
                             return;
                         }
                         match p.op {
-                            Op::Special(Special::Seq | Special::Pseq) => {
+                            Op::Special(Special::Seq) => {
                                 self.sv(&args[0], out, depth + 1);
                                 self.sv(&args[1], out, depth + 1);
                             }
+                            // `a `pseq` b` evaluates b only after a (GHC's
+                            // `pseq x y = x `seq` lazy y`): counted strict
+                            // in b, a caller could evaluate b first, which
+                            // Eden's `new (\c v -> (p # c) `pseq` v)`
+                            // turned into a deadlock (v waits on the
+                            // process that p # c creates).
+                            Op::Special(Special::Pseq) => self.sv(&args[0], out, depth + 1),
                             Op::Special(Special::Par) => self.sv(&args[1], out, depth + 1),
                             Op::Special(Special::Instantiate) => self.sv(&args[0], out, depth + 1),
                             Op::Special(Special::BindIO) => self.sv(&args[0], out, depth + 1),
