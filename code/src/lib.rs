@@ -391,6 +391,17 @@ pub enum Prim {
     GetEnvironment,
     /// IO Int: nanoseconds of run time so far (System.CPUTime).
     CpuTime,
+    /// IO Double: the engine's clock, seconds (virtual on the sim engine;
+    /// runtime machine::view).
+    Clock,
+    /// IO Double. Evaluated Int k (1 .. noPe): PE k's relative speed.
+    PeSpeed,
+    /// IO Double. Evaluated Int k: PE k's background load now.
+    PeLoad,
+    /// IO Double. Evaluated Int k: the latency from this PE to PE k, s.
+    PeLatency,
+    /// IO Double. Evaluated Int k: the bandwidth to PE k, bytes/s.
+    PeBandwidth,
     GetProgName,
     /// IO. Evaluated Int: ends the program with that exit status.
     ExitWith,
@@ -483,6 +494,7 @@ impl Prim {
             | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO
             | HWaitForInput => 3,
             EdenChanValue | EdenFork | EdenConnect | EdenGate => 2,
+            PeSpeed | PeLoad | PeLatency | PeBandwidth => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
             | IntegerGe | DoubleEncode | ExitWith => 2,

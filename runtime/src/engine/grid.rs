@@ -46,6 +46,19 @@
 //! order from 0, so PE 0 (the main PE) is the first PE of the first cluster.
 //! A grid has 1 to 64 PEs. Unknown keys are errors, so that a misspelt key
 //! is reported rather than silently replaced by its default.
+//!
+//! A cluster's machines may be shared with other users (the "non-dedicated"
+//! machines of the grid-skeleton papers, `../shared/papers/003_*`, `004_*`):
+//! `load = [0, 1.5, 0.5]` with `load_step_ms = 200` gives each of its PEs a
+//! background load that takes those values in turn, a step each, over and
+//! over; `load_trace = [[0, 0], [2.5, 1], [4, 0.5]]` gives (seconds, load)
+//! pairs instead, each load holding until the next. `load_shift_ms = 50`
+//! starts PE k of the cluster k × 50 ms into its pattern, so that
+//! its machines are not loaded in step. A PE under load l runs at
+//! 1 / (1 + l) of its speed (one competing process per unit of load, as a
+//! Unix load average counts them): the sim engine charges its work so,
+//! the threads engine paces it so (`--grid` on threads), and gph code reads
+//! l with `peLoad` (Control.Parallel.Grid).
 
 use crate::parallel::ids::PeId;
 use serde::Deserialize;
@@ -188,6 +201,37 @@ pub struct PeSpec {
     /// Relative speed, the fastest PE being 1.0: virtual time per unit of
     /// work is divided by it.
     pub speed: f64,
+    /// Seconds into its cluster's pattern at which this PE's background
+    /// load starts (`load_shift_ms` times its place in the cluster).
+    pub load_lag: f64,
+}
+
+/// A cluster's background load over time (module docs): its PEs get
+/// 1 / (1 + load) of their processors.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Background {
+    /// `loads[k]` from k steps to k + 1 steps, over and over.
+    Periodic { loads: Vec<f64>, step: f64 },
+    /// (seconds, load) in increasing time; each load holds until the next
+    /// (0 before the first).
+    Trace(Vec<(f64, f64)>),
+}
+
+impl Background {
+    /// The load at time `t` (seconds; before 0 counts as 0).
+    pub fn at(&self, t: f64) -> f64 {
+        match self {
+            Background::Periodic { loads, step } => {
+                let k = (t.max(0.0) / step).floor() as usize;
+                loads[k % loads.len()]
+            }
+            Background::Trace(points) => points
+                .iter()
+                .take_while(|(at, _)| *at <= t)
+                .last()
+                .map_or(0.0, |p| p.1),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -196,6 +240,9 @@ struct Cluster {
     pes: usize,
     /// As written in the file until `build` scales it like the PEs'.
     speed: f64,
+    background: Option<Background>,
+    /// Seconds between the patterns of two successive PEs.
+    load_shift: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -277,6 +324,69 @@ struct FileCluster {
     bandwidth_mbit: Option<f64>,
     message_cost_us: Option<f64>,
     word_cost_us: Option<f64>,
+    load: Option<Vec<f64>>,
+    load_step_ms: Option<f64>,
+    load_trace: Option<Vec<(f64, f64)>>,
+    load_shift_ms: Option<f64>,
+}
+
+impl FileCluster {
+    /// The background load the cluster describes, checked.
+    fn background(&self) -> Result<Option<Background>, String> {
+        let name = &self.name;
+        let check = |l: f64| {
+            if l >= 0.0 && l.is_finite() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "cluster `{name}` has a background load of {l}; loads are 0 or more"
+                ))
+            }
+        };
+        match (&self.load, self.load_step_ms, &self.load_trace) {
+            (None, None, None) => Ok(None),
+            (Some(_), _, Some(_)) => Err(format!(
+                "cluster `{name}` has both load and load_trace; give one"
+            )),
+            (Some(loads), step, None) => {
+                if loads.is_empty() {
+                    return Err(format!(
+                        "cluster `{name}` has load = []; give at least one value"
+                    ));
+                }
+                loads.iter().try_for_each(|&l| check(l))?;
+                let step = step.unwrap_or(1000.0);
+                if !(step > 0.0 && step.is_finite()) {
+                    return Err(format!(
+                        "cluster `{name}` has load_step_ms {step}; steps must be positive"
+                    ));
+                }
+                Ok(Some(Background::Periodic {
+                    loads: loads.clone(),
+                    step: step / 1e3,
+                }))
+            }
+            (None, Some(_), None) => Err(format!("cluster `{name}` has load_step_ms but no load")),
+            (None, step, Some(trace)) => {
+                if step.is_some() {
+                    return Err(format!(
+                        "cluster `{name}` has load_step_ms with load_trace; a trace gives its own times"
+                    ));
+                }
+                let mut last = f64::NEG_INFINITY;
+                for &(t, l) in trace {
+                    if !(t.is_finite() && t > last) {
+                        return Err(format!(
+                            "cluster `{name}` has load_trace times out of order at {t}; give increasing seconds"
+                        ));
+                    }
+                    check(l)?;
+                    last = t;
+                }
+                Ok(Some(Background::Trace(trace.clone())))
+            }
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -301,6 +411,8 @@ impl Grid {
             name: "lan".into(),
             pes: n,
             speed: 1.0,
+            background: None,
+            load_shift: 0.0,
         };
         let net = FileNet {
             latency_ms: DEFAULT_LATENCY_MS,
@@ -364,10 +476,22 @@ impl Grid {
             check_latency(net.latency_ms, &what).map_err(at)?;
             check_bandwidth(net.bandwidth_mbit, &what).map_err(at)?;
             net.check_costs(&what).map_err(at)?;
+            let background = c.background().map_err(at)?;
+            let shift = c.load_shift_ms.unwrap_or(0.0);
+            if !(shift >= 0.0 && shift.is_finite()) {
+                return err(format!(
+                    "cluster `{name}` has load_shift_ms {shift}; shifts are 0 or more"
+                ));
+            }
+            if background.is_none() && c.load_shift_ms.is_some() {
+                return err(format!("cluster `{name}` has load_shift_ms but no load"));
+            }
             clusters.push(Cluster {
                 name: name.clone(),
                 pes: c.pes as usize,
                 speed,
+                background,
+                load_shift: shift / 1e3,
             });
             inside.push(net);
         }
@@ -470,7 +594,7 @@ impl Grid {
         }
         let mut g = self.clone();
         g.clusters[0].pes = n;
-        g.pes = vec![g.pes[0].clone(); n];
+        g.pes = Grid::lay_out(&g.clusters);
         Ok(g)
     }
 
@@ -496,19 +620,7 @@ impl Grid {
         for c in &mut clusters {
             c.speed /= unit;
         }
-        let pes = clusters
-            .iter()
-            .enumerate()
-            .flat_map(|(i, c)| {
-                std::iter::repeat_n(
-                    PeSpec {
-                        cluster: i,
-                        speed: c.speed,
-                    },
-                    c.pes,
-                )
-            })
-            .collect();
+        let pes = Grid::lay_out(&clusters);
         Grid {
             name,
             pes,
@@ -518,8 +630,43 @@ impl Grid {
         }
     }
 
+    /// The PEs of the clusters, in order.
+    fn lay_out(clusters: &[Cluster]) -> Vec<PeSpec> {
+        clusters
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                (0..c.pes).map(move |k| PeSpec {
+                    cluster: i,
+                    speed: c.speed,
+                    load_lag: k as f64 * c.load_shift,
+                })
+            })
+            .collect()
+    }
+
     pub fn len(&self) -> usize {
         self.pes.len()
+    }
+
+    /// The background load of a PE at time `t` (seconds; 0 on a dedicated
+    /// machine).
+    pub fn background(&self, pe: PeId, t: f64) -> f64 {
+        let spec = &self.pes[pe.0 as usize];
+        match &self.clusters[spec.cluster].background {
+            Some(b) => b.at(t + spec.load_lag),
+            None => 0.0,
+        }
+    }
+
+    /// A PE's speed at time `t`: its own over 1 + its background load.
+    pub fn speed_at(&self, pe: PeId, t: f64) -> f64 {
+        self.speed(pe) / (1.0 + self.background(pe, t))
+    }
+
+    /// Whether some PE has a background load.
+    pub fn has_background(&self) -> bool {
+        self.clusters.iter().any(|c| c.background.is_some())
     }
 
     /// Always false for a grid that was built (a grid has at least one PE);
@@ -925,6 +1072,55 @@ bandwidth_mbit = 10
     }
 
     #[test]
+    fn background_loads_follow_their_pattern_or_trace_and_slow_the_pe() {
+        let g = Grid::parse(
+            "[[cluster]]\nname = \"a\"\npes = 3\nload = [0, 1, 3]\nload_step_ms = 10\nload_shift_ms = 5\n\
+             [[cluster]]\nname = \"b\"\npes = 1\nload_trace = [[0.5, 2], [1.0, 0.5]]\n\
+             [[cluster]]\nname = \"c\"\npes = 1\n",
+            "g.toml",
+        )
+        .unwrap();
+        let (a0, a1, a2, b, c) = (PeId(0), PeId(1), PeId(2), PeId(3), PeId(4));
+        // PE 0: 0 for 10 ms, 1, 3, then again.
+        let at = |pe, t| g.background(pe, t);
+        assert_eq!(
+            [at(a0, 0.0), at(a0, 0.015), at(a0, 0.025), at(a0, 0.031)],
+            [0.0, 1.0, 3.0, 0.0]
+        );
+        // PE 1 starts 5 ms into the pattern, PE 2 10 ms.
+        assert_eq!(
+            [at(a1, 0.002), at(a1, 0.006), at(a2, 0.0), at(a2, 0.016)],
+            [0.0, 1.0, 1.0, 3.0]
+        );
+        // The trace: 0 before its first point, each value held.
+        assert_eq!(
+            [at(b, 0.2), at(b, 0.5), at(b, 0.9), at(b, 7.0)],
+            [0.0, 2.0, 2.0, 0.5]
+        );
+        assert_eq!(at(c, 3.0), 0.0);
+        assert!(g.has_background());
+        assert!((g.speed_at(a0, 0.025) - 0.25).abs() < 1e-12);
+        assert!((g.speed_at(b, 0.6) - 1.0 / 3.0).abs() < 1e-12);
+        // On more PEs a one-cluster grid keeps its pattern and lags.
+        let one = Grid::parse(
+            "[[cluster]]\nname = \"a\"\npes = 1\nload = [2, 0]\nload_step_ms = 10\nload_shift_ms = 10\n",
+            "g.toml",
+        )
+        .unwrap()
+        .with_pes(3)
+        .unwrap();
+        assert_eq!(
+            [
+                one.background(PeId(0), 0.0),
+                one.background(PeId(1), 0.0),
+                one.background(PeId(2), 0.0)
+            ],
+            [2.0, 0.0, 2.0]
+        );
+        assert!(!Grid::uniform(4).unwrap().has_background());
+    }
+
+    #[test]
     fn grid_errors_name_the_file_and_the_problem() {
         let cluster = |name: &str, rest: &str| format!("[[cluster]]\nname = \"{name}\"\n{rest}\n");
         let two = format!("{}{}", cluster("a", "pes = 2"), cluster("b", "pes = 2"));
@@ -941,6 +1137,16 @@ bandwidth_mbit = 10
                 "the grid has 80 PEs",
             ),
             (cluster("a", "pes = 99999999999"), "the grid has 99999999999 PEs"),
+            // Background loads.
+            (cluster("a", "pes = 1\nload = []"), "cluster `a` has load = []; give at least one value"),
+            (cluster("a", "pes = 1\nload = [0, -1]"), "cluster `a` has a background load of -1; loads are 0 or more"),
+            (cluster("a", "pes = 1\nload = [1]\nload_step_ms = 0"), "load_step_ms 0; steps must be positive"),
+            (cluster("a", "pes = 1\nload_step_ms = 5"), "cluster `a` has load_step_ms but no load"),
+            (cluster("a", "pes = 1\nload_shift_ms = 5"), "cluster `a` has load_shift_ms but no load"),
+            (cluster("a", "pes = 1\nload = [1]\nload_trace = [[0, 1]]"), "both load and load_trace"),
+            (cluster("a", "pes = 1\nload_trace = [[1, 1], [0.5, 2]]"), "load_trace times out of order at 0.5"),
+            (cluster("a", "pes = 1\nload_trace = [[0, 1]]\nload_step_ms = 3"), "a trace gives its own times"),
+            (cluster("a", "pes = 1\nload = [1]\nload_step_ms = 10\nload_shift_ms = -1"), "load_shift_ms -1; shifts are 0 or more"),
             // Speeds, latencies, bandwidths.
             (
                 cluster("slow", "pes = 1\nspeed = 0"),

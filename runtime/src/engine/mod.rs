@@ -78,6 +78,13 @@ pub trait Engine {
     fn local(&self, id: PeId) -> usize;
     /// Local PE `p`'s clock, in seconds (virtual or wall).
     fn now(&self, p: usize) -> f64;
+    /// Seconds a reduction of local PE `p` advances its clock, for a clock
+    /// that only moves when the engine charges a slice (the sim's); None
+    /// for a wall clock. The PE's `clock` primitive adds the slice's
+    /// reductions so far to `now` at the slice's start.
+    fn per_reduction(&self, _p: usize) -> Option<f64> {
+        None
+    }
     /// When the message being handed to local PE `p` arrived there, by
     /// its clock: what a latency measured from the message's timestamp
     /// must use, not the later moment the PE got round to it (a PE busy
@@ -263,6 +270,7 @@ impl Driver<'_> {
         for p in (0..pes.len()).rev() {
             if self.main.map(|m| m.0) != Some(p) {
                 let t0 = pes[p].recording().then(|| eng.now(p));
+                pes[p].set_clock(eng.now(p), eng.per_reduction(p));
                 let r = pes[p].step(None);
                 self.post(eng, pes, p);
                 stamp(eng, pes, p, t0);
@@ -339,6 +347,7 @@ impl Driver<'_> {
                 Next::Step(p) => {
                     let main = self.main.filter(|m| m.0 == p).map(|m| m.1);
                     let t0 = pes[p].recording().then(|| eng.now(p));
+                    pes[p].set_clock(eng.now(p), eng.per_reduction(p));
                     let r = pes[p].step(main);
                     if let Ok(s) = r {
                         eng.stepped(p, s);
@@ -373,6 +382,7 @@ impl Driver<'_> {
         env: Envelope,
     ) -> Result<bool, Stop> {
         let t0 = pes[p].recording().then(|| eng.now(p));
+        pes[p].set_clock(eng.now(p), eng.per_reduction(p));
         let pe = &mut pes[p];
         let r = pe.receive(&env).and_then(|()| {
             // An idle PE that got no work goes fishing again (once it has
@@ -499,6 +509,7 @@ impl<'p> Setup<'p> {
         );
         let speed = c.grid.as_ref().map_or(1.0, |g| g.speed(PeId(id)));
         pe.join(PeId(id), self.npes, speed, c.seed);
+        pe.grid = c.grid.as_ref();
         if let Some(r) = &c.record {
             pe.record(r.for_pe(PeId(id)));
         }

@@ -213,7 +213,8 @@ impl<L: Link> Engine for OsThread<'_, L> {
 
     fn stepped(&mut self, _: usize, step: Step) {
         if matches!(step, Step::Ran(_) | Step::Sparked | Step::Done { .. }) {
-            let speed = self.grid.map_or(1.0, |g| g.speed(self.me));
+            let now = self.now(0);
+            let speed = self.grid.map_or(1.0, |g| g.speed_at(self.me, now));
             if speed < 1.0 {
                 // A slower CPU: the slice takes 1/speed times as long.
                 let took = self.step_start.elapsed().as_secs_f64();

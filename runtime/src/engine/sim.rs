@@ -139,6 +139,13 @@ impl Engine for Sim<'_> {
         self.clock[p]
     }
 
+    /// What `stepped` will charge a reduction of PE `p` now.
+    fn per_reduction(&self, p: usize) -> Option<f64> {
+        let costs = &self.grid.costs;
+        let speed = self.grid.speed_at(PeId(p as u16), self.clock[p]);
+        Some(1.0 / costs.reductions_per_second / costs.contention(self.busy_pes) / speed)
+    }
+
     /// An idle PE's clock jumps to the message, and it wakes up; handling
     /// it costs time.
     fn receiving(&mut self, p: usize, env: &Envelope, pe: &Pe) {
@@ -151,7 +158,7 @@ impl Engine for Sim<'_> {
             self.clock[p] = t + costs.wake;
         }
         let cost = costs.message + costs.message_word * (env.size() / 8) as f64;
-        let speed = self.grid.speed(env.to);
+        let speed = self.grid.speed_at(env.to, self.clock[p]);
         self.clock[p] += cost / speed;
         self.busy[p] += cost / speed;
     }
@@ -172,7 +179,7 @@ impl Engine for Sim<'_> {
                 work as f64 / costs.reductions_per_second / costs.contention(self.busy_pes)
             }
             Step::Idle => return,
-        } / self.grid.speed(PeId(p as u16));
+        } / self.grid.speed_at(PeId(p as u16), self.clock[p]);
         self.clock[p] += dt;
         self.busy[p] += dt;
         if let Some(stall) = self.faults.as_mut().and_then(Faults::stall) {
@@ -184,7 +191,7 @@ impl Engine for Sim<'_> {
         let costs = &self.grid.costs;
         let dt = words as f64 * costs.gc_word
             / costs.contention(self.busy_pes)
-            / self.grid.speed(PeId(p as u16));
+            / self.grid.speed_at(PeId(p as u16), self.clock[p]);
         self.clock[p] += dt;
         self.busy[p] += dt;
     }
@@ -203,7 +210,8 @@ impl Engine for Sim<'_> {
     fn post(&mut self, env: Envelope) {
         let (from, to) = (env.from, env.to);
         let p = from.0 as usize;
-        let cost = self.grid.send_cost(from, to, env.size()) / self.grid.speed(from);
+        let cost =
+            self.grid.send_cost(from, to, env.size()) / self.grid.speed_at(from, self.clock[p]);
         self.clock[p] += cost;
         self.busy[p] += cost;
         let left = env.sent_at.max(self.clock[p]).max(self.wire_free[p]);

@@ -12,3 +12,4 @@ pub mod reducer;
 pub mod scheduler;
 pub mod sparks;
 pub mod thread;
+pub mod view;

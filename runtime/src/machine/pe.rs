@@ -148,6 +148,13 @@ pub struct Pe<'p, 'io> {
     pub(crate) obs: Obs,
     /// Reductions of the slice under way (the reducer counts them).
     pub(crate) slice_reductions: u64,
+    /// Reductions of the running slice not yet in `slice_reductions`:
+    /// the reducer's count, stored before each primitive (`clock` reads it).
+    pub(crate) slice_pending: u64,
+    /// The engine's clock at the start of this slice (`machine::view`).
+    pub(crate) clock: crate::machine::view::SliceClock,
+    /// The grid the run simulates or emulates, if any.
+    pub(crate) grid: Option<&'p crate::engine::grid::Grid>,
     /// What costly primitives charged in this slice on top of their
     /// reductions, in reductions (`Pe::charge`).
     pub(crate) slice_work: u64,
@@ -242,6 +249,9 @@ impl<'p, 'io> Pe<'p, 'io> {
             io,
             obs: Obs::default(),
             slice_reductions: 0,
+            slice_pending: 0,
+            clock: Default::default(),
+            grid: None,
             slice_work: 0,
             tuning,
             interrupt,

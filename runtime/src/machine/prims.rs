@@ -42,6 +42,8 @@ enum R {
     Node(Ptr),
     /// `IORes i`.
     IoInt(i64),
+    /// `IORes d`.
+    IoDouble(f64),
     /// `IORes p`, `p` a node that exists.
     IoNode(Ptr),
     /// A list of nodes that exist.
@@ -176,6 +178,11 @@ impl<'p, 'io> Pe<'p, 'io> {
             R::IoInt(i) => {
                 self.ensure(t, 4)?;
                 let b = self.build_int(i);
+                self.build_con(IORES.0, &[b])
+            }
+            R::IoDouble(d) => {
+                self.ensure(t, 4)?;
+                let b = self.build_raw(kind::DOUBLE, d.to_bits());
                 self.build_con(IORES.0, &[b])
             }
             R::IoNode(p) => {
@@ -478,6 +485,11 @@ pub fn prim(
         CatchIO => return err("internal error: catchIO outside the reducer"),
         GetArgs => R::IoStrs(pe.io.args.clone()),
         CpuTime => R::IoInt(pe.io.started.elapsed().as_nanos() as i64),
+        Clock => R::IoDouble(pe.clock_now()),
+        PeSpeed => R::IoDouble(pe.pe_speed(intv(pe, t, 0)?)?),
+        PeLoad => R::IoDouble(pe.pe_load(intv(pe, t, 0)?)?),
+        PeLatency => R::IoDouble(pe.pe_latency(intv(pe, t, 0)?)?),
+        PeBandwidth => R::IoDouble(pe.pe_bandwidth(intv(pe, t, 0)?)?),
         GetEnvironment => R::IoStrs(
             std::env::vars_os()
                 .map(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()))

@@ -696,6 +696,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
                 Op::Prim { prim, dst, n, args } => {
                     let regs = &pool[args as usize..args as usize + n as usize];
+                    self.slice_pending = red;
                     match crate::machine::prims::prim(self, t, a.pbase, prim, dst, regs) {
                         Ok(()) => refresh!(),
                         Err(e) => {

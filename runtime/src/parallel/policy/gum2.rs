@@ -300,6 +300,18 @@ impl LoadPolicy for Gum2Policy {
         Some(self.speed[self.me()])
     }
 
+    fn speed_of(&self, pe: PeId) -> Option<f64> {
+        self.speed.get(pe.0 as usize).copied()
+    }
+
+    fn latency_of(&self, pe: PeId) -> Option<f64> {
+        if pe == self.me {
+            Some(0.0)
+        } else {
+            self.latency_to(pe)
+        }
+    }
+
     fn static_info(&mut self, from: PeId, speed: f64) {
         if let Some(s) = self.speed.get_mut(from.0 as usize) {
             if speed > 0.0 && speed.is_finite() {

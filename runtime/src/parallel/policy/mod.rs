@@ -216,4 +216,13 @@ pub trait LoadPolicy: Send {
     fn extra_sparks(&self, _origin: PeId, _available: usize) -> usize {
         0
     }
+    /// What this PE knows of `pe`'s speed (PEStatic); None: nothing.
+    fn speed_of(&self, _pe: PeId) -> Option<f64> {
+        None
+    }
+    /// What this PE knows of the one-way latency to `pe` (ComMap,
+    /// seconds); None: nothing measured yet.
+    fn latency_of(&self, _pe: PeId) -> Option<f64> {
+        None
+    }
 }
