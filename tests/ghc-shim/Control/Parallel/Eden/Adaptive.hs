@@ -1,7 +1,7 @@
 -- | The sequential meaning of gph's Control.Parallel.Eden.Adaptive
 -- (ASPARA's farm and pipeline): map, and the stages composed.
 module Control.Parallel.Eden.Adaptive
-  ( aspFarm, aspFarmAt, aspPipe
+  ( aspFarm, aspFarmAt, aspPipe, naivePipe
   ) where
 
 import Control.Parallel.Eden (Trans)
@@ -14,3 +14,6 @@ aspFarmAt _ = map
 
 aspPipe :: Trans a => [a -> a] -> [a] -> [a]
 aspPipe fs = map (foldl (flip (.)) id fs)
+
+naivePipe :: Trans a => [a -> a] -> [a] -> [a]
+naivePipe = aspPipe
