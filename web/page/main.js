@@ -361,6 +361,7 @@ const LESSONS = [
   ["lessons/3-gum.md", "3 GUM"],
   ["lessons/4-eden.md", "4 Eden"],
   ["lessons/5-heterogeneity.md", "5 Grids"],
+  ["lessons/6-skeletons.md", "6 Skeletons"],
 ];
 
 async function showLesson(path) {
