@@ -499,7 +499,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 171);
+        assert_eq!(NAMES.len(), 176);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -520,6 +520,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 172);
+        assert_eq!(count, 177);
     }
 }
