@@ -9,7 +9,7 @@ import Control.Parallel.Eden (Trans)
 import Control.Parallel.Eden.Schedule
 
 dlMap :: (Trans a, Trans b) => Schedule -> (a -> b) -> [a] -> [b]
-dlMap _ = map
+dlMap s f xs = checkSchedule s `seq` map f xs
 
 dlMapAt :: (Trans a, Trans b) => [Int] -> Schedule -> (a -> b) -> [a] -> [b]
-dlMapAt _ _ = map
+dlMapAt _ = dlMap
