@@ -58,31 +58,29 @@ def table(title, cols, rows):
         print("| " + " | ".join(r) + " |")
 
 
-def paper004(pool):
-    grids = {n: os.path.join(SK, "grids", f"aspara{n}.toml") for n in (8, 16, 32)}
-    sizes = [960, 3840] if QUICK else [960, 3840, 9600]
-    jobs = {(n, s, m): pool.submit(run, "aspfarm", s, [m], grids[n])
-            for n in grids for s in sizes for m in ("adaptive", "queue")}
+def versus(pool, title, cols, prog, grids, sizes, args, modes):
+    """Runs prog in both modes for every grid and size and prints the
+    times and the first mode's gain over the second."""
+    jobs = {(n, s, m): pool.submit(run, prog, None, args(n, s) + [m], grids[n])
+            for n in grids for s in sizes for m in modes}
     rows = []
     for n in grids:
         for s in sizes:
-            a, q = jobs[(n, s, "adaptive")].result(), jobs[(n, s, "queue")].result()
-            assert a[0] == q[0], "farms disagree"
-            rows.append([str(n), str(s), f"{a[1]:.4f}", f"{q[1]:.4f}", f"{(q[1] - a[1]) / q[1] * 100:+.1f} %"])
-    table("004's task farm: virtual seconds (gain: adaptive over the work queue; the paper: -0.3 % to +3.4 %)",
-          ["workers", "S", "adaptive", "one-by-one", "gain"], rows)
-    items = [32, 128] if QUICK else [32, 64, 128, 256, 512]
+            a, b = (jobs[(n, s, m)].result() for m in modes)
+            assert a[0] == b[0], f"{prog}: {modes[0]} and {modes[1]} disagree"
+            rows.append([str(n), str(s), f"{a[1]:.4f}", f"{b[1]:.4f}", f"{(b[1] - a[1]) / b[1] * 100:+.1f} %"])
+    table(title, cols, rows)
+
+
+def paper004(pool):
+    grids = {n: os.path.join(SK, "grids", f"aspara{n}.toml") for n in (8, 16, 32)}
+    versus(pool, "004's task farm: virtual seconds (gain: adaptive over the work queue; the paper: -0.3 % to +3.4 %)",
+           ["workers", "S", "adaptive", "one-by-one", "gain"], "aspfarm", grids,
+           [960, 3840] if QUICK else [960, 3840, 9600], lambda n, s: [str(s)], ("adaptive", "queue"))
     pipes = {n: os.path.join(SK, "grids", f"aspara{n}p.toml") for n in (8, 16, 32)}
-    jobs = {(n, s, m): pool.submit(run, "asppipe", None, [str(n), str(s), m], pipes[n])
-            for n in grids for s in items for m in ("adaptive", "naive")}
-    rows = []
-    for n in grids:
-        for s in items:
-            a, v = jobs[(n, s, "adaptive")].result(), jobs[(n, s, "naive")].result()
-            assert a[0] == v[0], "pipelines disagree"
-            rows.append([str(n), str(s), f"{a[1]:.4f}", f"{v[1]:.4f}", f"{(v[1] - a[1]) / v[1] * 100:+.1f} %"])
-    table("004's pipeline: virtual seconds (gain: adaptive over the naive mapping; the paper: +2.6 % to +16.6 %)",
-          ["stages", "S", "adaptive", "naive", "gain"], rows)
+    versus(pool, "004's pipeline: virtual seconds (gain: adaptive over the naive mapping; the paper: +2.6 % to +16.6 %)",
+           ["stages", "S", "adaptive", "naive", "gain"], "asppipe", pipes,
+           [32, 128] if QUICK else [32, 64, 128, 256, 512], lambda n, s: [str(n), str(s)], ("adaptive", "naive"))
 
 
 def main():
