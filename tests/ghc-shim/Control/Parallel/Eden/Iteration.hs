@@ -1,0 +1,1 @@
+../../../../../prelude/Control/Parallel/Eden/Iteration.gph
