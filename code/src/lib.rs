@@ -403,6 +403,15 @@ pub enum Prim {
     /// IO Double. Evaluated Int k: the bandwidth to PE k, bytes/s.
     PeBandwidth,
     GetProgName,
+    /// IO. An evaluated Int n and a fully evaluated string: the program's
+    /// arguments become the string's n pieces between NULs (which no
+    /// argument can hold), as System.Environment.withArgs needs.
+    SetArgs,
+    /// IO. A fully evaluated string: the program's name from now on.
+    SetProgName,
+    /// Evaluated Int k: the host's operating system (k = 0) or machine
+    /// architecture (k = 1), named as GHC's System.Info names them.
+    SystemInfo,
     /// IO. Evaluated Int: ends the program with that exit status.
     ExitWith,
     /// The number of PEs of the run.
@@ -492,9 +501,9 @@ impl Prim {
             ArrWrite => 4,
             EdenCreate | EdenSplit | EdenSendHead | EdenSendValue | PutStr | HSetBuffering
             | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO
-            | HWaitForInput => 3,
+            | HWaitForInput | SetArgs => 3,
             EdenChanValue | EdenFork | EdenConnect | EdenGate => 2,
-            PeSpeed | PeLoad | PeLatency | PeBandwidth => 2,
+            PeSpeed | PeLoad | PeLatency | PeBandwidth | SetProgName => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
             | IntegerGe | DoubleEncode | ExitWith => 2,

@@ -283,6 +283,9 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "arrSize" => rt(&[Whnf], Int, Prim::ArrSize),
         "getArgs" => rt(&[World], Any, Prim::GetArgs),
         "getProgName" => rt(&[World], Any, Prim::GetProgName),
+        "setArgs" => rt(&[Int, Str, World], Any, Prim::SetArgs),
+        "setProgName" => rt(&[Str, World], Any, Prim::SetProgName),
+        "systemInfo" => rt(&[Int], Any, Prim::SystemInfo),
         "exitWith" => rt(&[Int, World], Any, Prim::ExitWith),
         "noPe" => rt(&[], Int, Prim::NoPe),
         "selfPe" => rt(&[], Int, Prim::SelfPe),
@@ -472,6 +475,9 @@ pub const NAMES: &[&str] = &[
     "arrSize",
     "getArgs",
     "getProgName",
+    "setArgs",
+    "setProgName",
+    "systemInfo",
     "exitWith",
     "noPe",
     "selfPe",
@@ -499,7 +505,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 176);
+        assert_eq!(NAMES.len(), 179);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -520,6 +526,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 177);
+        assert_eq!(count, 180);
     }
 }

@@ -496,6 +496,21 @@ pub fn prim(
                 .collect(),
         ),
         GetProgName => R::IoStr(pe.io.prog_name.clone()),
+        SetArgs => {
+            let n = intv(pe, t, 0)?;
+            let joined = pe.read_string(pe.arg(t, a(1)))?;
+            pe.io.args = if n <= 0 {
+                Vec::new()
+            } else {
+                joined.split('\0').map(String::from).collect()
+            };
+            R::IoUnit
+        }
+        SetProgName => {
+            pe.io.prog_name = pe.read_string(pe.arg(t, a(0)))?;
+            R::IoUnit
+        }
+        SystemInfo => R::Str(system_info(intv(pe, t, 0)?).into()),
         ExitWith => {
             let code = intv(pe, t, 0)?;
             // Under a handler, exitWith is GHC's ExitCode exception: the
@@ -625,3 +640,21 @@ fn big_cost(p: Prim, x: &Z, y: &Z) -> u64 {
 
 const BIG_OP_REDUCTIONS: u64 = 5;
 const LIMB_OPS_PER_REDUCTION: u64 = 8;
+
+/// System.Info's `os` (k = 0) and `arch` (k = 1) by GHC's names for the
+/// platforms gph builds on (Rust calls macOS "macos", GHC "darwin";
+/// Windows "windows", GHC "mingw32").
+fn system_info(k: i64) -> &'static str {
+    if k == 0 {
+        match std::env::consts::OS {
+            "macos" => "darwin",
+            "windows" => "mingw32",
+            os => os,
+        }
+    } else {
+        match std::env::consts::ARCH {
+            "x86" => "i386",
+            arch => arch,
+        }
+    }
+}
