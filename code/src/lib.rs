@@ -403,6 +403,13 @@ pub enum Prim {
     /// IO Double. Evaluated Int k: the bandwidth to PE k, bytes/s.
     PeBandwidth,
     GetProgName,
+    /// IO. Evaluated Ints h, mode (0 absolute, 1 relative, 2 from the
+    /// end) and offset: hSeek.
+    HSeek,
+    /// IO Int. Evaluated Int h: hTell, bytes.
+    HTell,
+    /// IO Int. Evaluated Int h: hFileSize, bytes.
+    HFileSize,
     /// IO. An evaluated Int n and a fully evaluated string: the program's
     /// arguments become the string's n pieces between NULs (which no
     /// argument can hold), as System.Environment.withArgs needs.
@@ -498,7 +505,7 @@ impl Prim {
         use Prim::*;
         match self {
             NoPe | SelfPe => 0,
-            ArrWrite => 4,
+            ArrWrite | HSeek => 4,
             EdenCreate | EdenSplit | EdenSendHead | EdenSendValue | PutStr | HSetBuffering
             | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO
             | HWaitForInput | SetArgs => 3,
@@ -508,9 +515,9 @@ impl Prim {
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt
             | IntegerGe | DoubleEncode | ExitWith => 2,
             GetChar | GetLine | GetContents | HClose | HFlush | HIsEof | HGetBuffering
-            | HLookAhead | HIsTerminal | RemoveFile | DoesFileExist | LookupEnv | NewIORef
-            | ReadIORef | SameIORef | ArrIndex | IntegerAnd | IntegerOr | IntegerXor
-            | IntegerShiftL | IntegerShiftR => 2,
+            | HLookAhead | HIsTerminal | HTell | HFileSize | RemoveFile | DoesFileExist
+            | LookupEnv | NewIORef | ReadIORef | SameIORef | ArrIndex | IntegerAnd | IntegerOr
+            | IntegerXor | IntegerShiftL | IntegerShiftR => 2,
             _ => 1,
         }
     }

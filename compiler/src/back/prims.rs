@@ -258,6 +258,9 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "hLookAhead" => rt(&[Int, World], Any, Prim::HLookAhead),
         "hWaitForInput" => rt(&[Int, Int, World], Any, Prim::HWaitForInput),
         "hIsTerminalDevice" => rt(&[Int, World], Any, Prim::HIsTerminal),
+        "hSeek" => rt(&[Int, Int, Int, World], Any, Prim::HSeek),
+        "hTell" => rt(&[Int, World], Any, Prim::HTell),
+        "hFileSize" => rt(&[Int, World], Any, Prim::HFileSize),
         "getEnvironment" => rt(&[World], Any, Prim::GetEnvironment),
         "cpuTime" => rt(&[World], Any, Prim::CpuTime),
         "clock" => rt(&[World], Any, Prim::Clock),
@@ -450,6 +453,9 @@ pub const NAMES: &[&str] = &[
     "hLookAhead",
     "hWaitForInput",
     "hIsTerminalDevice",
+    "hSeek",
+    "hTell",
+    "hFileSize",
     "getEnvironment",
     "cpuTime",
     "clock",
@@ -505,7 +511,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 179);
+        assert_eq!(NAMES.len(), 182);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -526,6 +532,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 180);
+        assert_eq!(count, 183);
     }
 }

@@ -607,6 +607,82 @@ impl<'a> Io<'a> {
         }
     }
 
+    /// The state checks of hSeek, hTell and the like: an open handle on a
+    /// file (the standard handles are not seekable here, whatever they
+    /// are connected to), its output written and its read-ahead dropped
+    /// when `drop_input`. The logical position: the file's less what is
+    /// read ahead.
+    fn seekable(&mut self, h: i64, loc: &str, drop_input: bool) -> Result<u64, IoErr> {
+        let x = self.handle(h, loc)?;
+        x.check_open(loc, true, "")?;
+        if !matches!(x.dev, Dev::File { .. }) {
+            return Err(x.illegal(loc, "handle is not seekable"));
+        }
+        let i = h as usize;
+        self.flush_handle(i, loc)?;
+        let x = &mut self.handles[i];
+        let ahead = x.available().len() as u64;
+        let Dev::File { file, .. } = &mut x.dev else {
+            unreachable!("checked above")
+        };
+        let at = file
+            .stream_position()
+            .map_err(|e| IoErr::os(&e, loc, Some(&x.name)))?;
+        if drop_input {
+            x.ibuf.clear();
+            x.ipos = 0;
+            x.eof = false;
+        }
+        Ok(at.saturating_sub(ahead))
+    }
+
+    /// hSeek h mode n: mode 0 from the start, 1 from here, 2 from the end.
+    pub fn seek(&mut self, h: i64, mode: i64, n: i64) -> Result<(), IoErr> {
+        let here = self.seekable(h, "hSeek", true)?;
+        let x = &mut self.handles[h as usize];
+        let target = match mode {
+            0 => u64::try_from(n).ok().map(SeekFrom::Start),
+            1 => here.checked_add_signed(n).map(SeekFrom::Start),
+            _ => Some(SeekFrom::End(n)),
+        };
+        let Dev::File { file, .. } = &mut x.dev else {
+            unreachable!("seekable")
+        };
+        match target.map(|t| file.seek(t)) {
+            Some(Ok(_)) => Ok(()),
+            Some(Err(e)) => Err(IoErr::os(&e, "hSeek", Some(&x.name))),
+            None => Err(x.err(ErrKind::InvalidArgument, "hSeek", "Invalid argument")),
+        }
+    }
+
+    /// hTell: the position the next read or write is at, in bytes. (GHC's
+    /// hTell reports its errors as hGetPosn's.)
+    pub fn tell(&mut self, h: i64) -> Result<i64, IoErr> {
+        Ok(self.seekable(h, "hGetPosn", false)? as i64)
+    }
+
+    /// hFileSize: the file's size in bytes (what is written so far
+    /// included).
+    pub fn file_size(&mut self, h: i64) -> Result<i64, IoErr> {
+        let x = self.handle(h, "hFileSize")?;
+        x.check_open("hFileSize", true, "")?;
+        if !matches!(x.dev, Dev::File { .. }) {
+            return Err(x.err(
+                ErrKind::InappropriateType,
+                "hFileSize",
+                "not a regular file",
+            ));
+        }
+        self.flush_handle(h as usize, "hFileSize")?;
+        let x = &self.handles[h as usize];
+        let Dev::File { file, .. } = &x.dev else {
+            unreachable!("checked above")
+        };
+        file.metadata()
+            .map(|m| m.len() as i64)
+            .map_err(|e| IoErr::os(&e, "hFileSize", Some(&x.name)))
+    }
+
     /// hIsEOF.
     pub fn is_eof(&mut self, h: i64) -> Result<bool, IoErr> {
         let x = self.handle(h, "hIsEOF")?;

@@ -327,6 +327,19 @@ pub fn prim(
             pe.io.h_flush(h).map_err(|e| pe.io_error(e))?;
             R::IoUnit
         }
+        HSeek => {
+            let (h, mode, n) = (intv(pe, t, 0)?, intv(pe, t, 1)?, intv(pe, t, 2)?);
+            pe.io.seek(h, mode, n).map_err(|e| pe.io_error(e))?;
+            R::IoUnit
+        }
+        HTell => {
+            let h = intv(pe, t, 0)?;
+            R::IoInt(pe.io.tell(h).map_err(|e| pe.io_error(e))?)
+        }
+        HFileSize => {
+            let h = intv(pe, t, 0)?;
+            R::IoInt(pe.io.file_size(h).map_err(|e| pe.io_error(e))?)
+        }
         HIsEof => {
             let h = intv(pe, t, 0)?;
             R::IoBool(pe.io.is_eof(h).map_err(|e| pe.io_error(e))?)
