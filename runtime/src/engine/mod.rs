@@ -460,8 +460,15 @@ impl Driver<'_> {
         self.census.sent();
         eng.post(env);
         // The FINISH may have come already: handling it is what failed
-        // (an interrupt seen while receiving it).
+        // (an interrupt seen while receiving it), or it waits in the inbox
+        // behind a packet's messages (the main PE ended, and this PE saw
+        // the run fall quiet before it read the FINISH).
         while !pes[0].finished() {
+            while let Some(env) = pes[0].inbox.pop() {
+                if env.kind == MsgKind::Finish {
+                    return;
+                }
+            }
             match eng.next(pes) {
                 Next::Deliver(env) if env.kind == MsgKind::Finish => return,
                 Next::Deliver(_) => {}
