@@ -10,7 +10,7 @@ use std::process::Command;
 
 /// Seconds each target runs after it has gone through its seeds once
 /// (which it always does: the REPL's take a minute and a half).
-const SMOKE: [(&str, &str); 3] = [("frontend", "20"), ("grid", "10"), ("repl", "10")];
+const SMOKE: [(&str, &str); 3] = [("frontend", "5"), ("grid", "5"), ("repl", "5")];
 
 #[test]
 fn fuzz_targets_find_nothing_in_a_short_run() {

@@ -61,15 +61,16 @@ fn golden_parallel_programs_print_what_ghc_prints_on_mpi_ranks() {
     let cases = parallel_programs();
     assert!(cases.len() >= 30, "expected the parallel golden programs");
     let mut failures = Vec::new();
-    for ranks in [2, 4] {
-        for sched in ["gum2", "gum"] {
-            failures.extend(two_at_a_time(&cases, |c| {
-                let out = mpirun(gph, ranks, &run_args(c, &["--sched", sched]), &c.stdin);
-                differs(c, &out, &format!("{ranks} ranks, {sched}"))
-                    .into_iter()
-                    .collect()
-            }));
-        }
+    // Each policy on one number of ranks: the transport is the same
+    // under both, and the policies run on every other engine in
+    // tests/run.rs (all four pairs took four minutes of CI's time).
+    for (ranks, sched) in [(2, "gum"), (4, "gum2")] {
+        failures.extend(two_at_a_time(&cases, |c| {
+            let out = mpirun(gph, ranks, &run_args(c, &["--sched", sched]), &c.stdin);
+            differs(c, &out, &format!("{ranks} ranks, {sched}"))
+                .into_iter()
+                .collect()
+        }));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -120,15 +120,15 @@ fn golden_programs_print_the_same_unoptimised() {
 #[test]
 fn golden_programs_print_the_same_on_threads() {
     let mut failures = Vec::new();
-    for n in ["1", "2", "4", "8"] {
-        let run = if n == "1" || n == "4" {
-            run_all
-        } else {
-            run_parallel
-        };
+    // Every program on 4 PEs; on 1 PE the sequential ones already ran
+    // (under GC stress and at -O0), so only the parallel ones here. Two
+    // PEs: golden_programs_print_what_ghc_prints runs on as many as the
+    // machine has cores, two on CI's.
+    for n in ["1", "4", "8"] {
+        let run = if n == "4" { run_all } else { run_parallel };
         failures.extend(run(&["--pes", n]));
     }
-    assert_none(failures, "on 1, 2, 4 and 8 PEs (threads)");
+    assert_none(failures, "on 1, 4 and 8 PEs (threads)");
 }
 
 #[test]
