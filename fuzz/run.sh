@@ -33,5 +33,9 @@ if [ "$target" = repl ]; then
   timeout=60
 fi
 # Absolute paths: the REPL's target works in a scratch folder.
-exec cargo fuzz run --sanitizer none "$target" "$corpus" "${seeds[@]/#/$here/../}" -- \
+seeds=("${seeds[@]/#/$here/../}")
+# GPH_FUZZ_SEEDS: one folder of seeds instead (an absolute path; the
+# tests' short run of the REPL target starts from a few transcripts).
+if [ -n "${GPH_FUZZ_SEEDS:-}" ]; then seeds=("$GPH_FUZZ_SEEDS"); fi
+exec cargo fuzz run --sanitizer none "$target" "$corpus" "${seeds[@]}" -- \
   -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=4096 -max_len=65536 "$@"

@@ -9,7 +9,7 @@
 use std::process::Command;
 
 /// Seconds each target runs after it has gone through its seeds once
-/// (which it always does: the REPL's take a minute and a half).
+/// (which it always does).
 const SMOKE: [(&str, &str); 3] = [("frontend", "5"), ("grid", "5"), ("repl", "5")];
 
 #[test]
@@ -33,11 +33,23 @@ fn fuzz_targets_find_nothing_in_a_short_run() {
         // From the seeds alone: what long runs gathered in fuzz/corpus
         // made this test 12 minutes long.
         let corpus = tempfile::tempdir().expect("a folder for the corpus");
-        let out = Command::new(format!("{root}/fuzz/run.sh"))
-            .args([target, secs])
-            .env("GPH_FUZZ_CORPUS", corpus.path())
-            .output()
-            .expect("fuzz/run.sh runs");
+        let mut run = Command::new(format!("{root}/fuzz/run.sh"));
+        run.args([target, secs])
+            .env("GPH_FUZZ_CORPUS", corpus.path());
+        // The REPL's seeds, every transcript of tests/repl, took a minute
+        // and a half (each input compiled with the Prelude), and
+        // tests/repl.rs runs them all anyway: four here.
+        let seeds = tempfile::tempdir().expect("a folder for the seeds");
+        if target == "repl" {
+            for name in ["basics.in", "commands.in", "errors.in", "parallel.in"] {
+                let from = format!("{root}/tests/repl/{name}");
+                if std::path::Path::new(&from).exists() {
+                    std::fs::copy(&from, seeds.path().join(name)).expect("a seed copied");
+                }
+            }
+            run.env("GPH_FUZZ_SEEDS", seeds.path());
+        }
+        let out = run.output().expect("fuzz/run.sh runs");
         let log = String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = log.lines().rev().take(40).collect();
         assert!(
