@@ -269,6 +269,14 @@ impl Handle {
         &self.ibuf[self.ipos..]
     }
 
+    /// The handle's file; None for the standard handles and a closed one.
+    fn file(&mut self) -> Option<&mut std::fs::File> {
+        match &mut self.dev {
+            Dev::File { file, .. } => Some(file),
+            _ => None,
+        }
+    }
+
     fn err(&self, kind: ErrKind, loc: &str, desc: &str) -> IoErr {
         IoErr::new(kind, loc, desc, Some(&self.name))
     }
@@ -607,80 +615,66 @@ impl<'a> Io<'a> {
         }
     }
 
-    /// The state checks of hSeek, hTell and the like: an open handle on a
-    /// file (the standard handles are not seekable here, whatever they
-    /// are connected to), its output written and its read-ahead dropped
-    /// when `drop_input`. The logical position: the file's less what is
-    /// read ahead.
-    fn seekable(&mut self, h: i64, loc: &str, drop_input: bool) -> Result<u64, IoErr> {
+    /// An open handle on a file, its output written: its index. Any
+    /// other handle (the standard ones, whatever they are connected to)
+    /// is the error `kind`, `why`.
+    fn file_handle(&mut self, h: i64, loc: &str, kind: ErrKind, why: &str) -> Result<usize, IoErr> {
         let x = self.handle(h, loc)?;
         x.check_open(loc, true, "")?;
-        if !matches!(x.dev, Dev::File { .. }) {
-            return Err(x.illegal(loc, "handle is not seekable"));
+        if x.file().is_none() {
+            return Err(x.err(kind, loc, why));
         }
-        let i = h as usize;
-        self.flush_handle(i, loc)?;
-        let x = &mut self.handles[i];
-        let ahead = x.available().len() as u64;
-        let Dev::File { file, .. } = &mut x.dev else {
-            unreachable!("checked above")
-        };
-        let at = file
-            .stream_position()
-            .map_err(|e| IoErr::os(&e, loc, Some(&x.name)))?;
-        if drop_input {
-            x.ibuf.clear();
-            x.ipos = 0;
-            x.eof = false;
-        }
-        Ok(at.saturating_sub(ahead))
+        self.flush_handle(h as usize, loc)?;
+        Ok(h as usize)
     }
 
-    /// hSeek h mode n: mode 0 from the start, 1 from here, 2 from the end.
+    /// A seekable handle's index and its logical position: the file's
+    /// less what is read ahead.
+    fn position(&mut self, h: i64, loc: &str) -> Result<(usize, u64), IoErr> {
+        let i = self.file_handle(h, loc, ErrKind::IllegalOperation, "handle is not seekable")?;
+        let x = &mut self.handles[i];
+        let ahead = x.available().len() as u64;
+        let at = x.file().expect("a file handle").stream_position();
+        let at = at.map_err(|e| IoErr::os(&e, loc, Some(&x.name)))?;
+        Ok((i, at.saturating_sub(ahead)))
+    }
+
+    /// hSeek h mode n: mode 0 from the start, 1 from here, 2 from the end;
+    /// the read-ahead is dropped.
     pub fn seek(&mut self, h: i64, mode: i64, n: i64) -> Result<(), IoErr> {
-        let here = self.seekable(h, "hSeek", true)?;
-        let x = &mut self.handles[h as usize];
+        let (i, here) = self.position(h, "hSeek")?;
+        let x = &mut self.handles[i];
+        x.ibuf.clear();
+        x.ipos = 0;
+        x.eof = false;
         let target = match mode {
             0 => u64::try_from(n).ok().map(SeekFrom::Start),
             1 => here.checked_add_signed(n).map(SeekFrom::Start),
             _ => Some(SeekFrom::End(n)),
         };
-        let Dev::File { file, .. } = &mut x.dev else {
-            unreachable!("seekable")
+        let Some(target) = target else {
+            return Err(x.err(ErrKind::InvalidArgument, "hSeek", "Invalid argument"));
         };
-        match target.map(|t| file.seek(t)) {
-            Some(Ok(_)) => Ok(()),
-            Some(Err(e)) => Err(IoErr::os(&e, "hSeek", Some(&x.name))),
-            None => Err(x.err(ErrKind::InvalidArgument, "hSeek", "Invalid argument")),
-        }
+        let r = x.file().expect("a file handle").seek(target);
+        r.map(drop)
+            .map_err(|e| IoErr::os(&e, "hSeek", Some(&x.name)))
     }
 
     /// hTell: the position the next read or write is at, in bytes. (GHC's
     /// hTell reports its errors as hGetPosn's.)
     pub fn tell(&mut self, h: i64) -> Result<i64, IoErr> {
-        Ok(self.seekable(h, "hGetPosn", false)? as i64)
+        Ok(self.position(h, "hGetPosn")?.1 as i64)
     }
 
     /// hFileSize: the file's size in bytes (what is written so far
     /// included).
     pub fn file_size(&mut self, h: i64) -> Result<i64, IoErr> {
-        let x = self.handle(h, "hFileSize")?;
-        x.check_open("hFileSize", true, "")?;
-        if !matches!(x.dev, Dev::File { .. }) {
-            return Err(x.err(
-                ErrKind::InappropriateType,
-                "hFileSize",
-                "not a regular file",
-            ));
-        }
-        self.flush_handle(h as usize, "hFileSize")?;
-        let x = &self.handles[h as usize];
-        let Dev::File { file, .. } = &x.dev else {
-            unreachable!("checked above")
-        };
-        file.metadata()
-            .map(|m| m.len() as i64)
-            .map_err(|e| IoErr::os(&e, "hFileSize", Some(&x.name)))
+        let loc = "hFileSize";
+        let i = self.file_handle(h, loc, ErrKind::InappropriateType, "not a regular file")?;
+        let x = &mut self.handles[i];
+        let m = x.file().expect("a file handle").metadata();
+        m.map(|m| m.len() as i64)
+            .map_err(|e| IoErr::os(&e, loc, Some(&x.name)))
     }
 
     /// hIsEOF.
