@@ -181,6 +181,25 @@ pub fn derive_instances(
             );
             continue;
         }
+        // As GHC: a stock instance is written for constructors that hide
+        // no types (the hidden ones have no instance to call).
+        if let Some(c) = data
+            .constrs
+            .iter()
+            .find(|c| !c.exists.is_empty() || !c.context.is_empty())
+        {
+            diags.push(
+                g.cannot(
+                    &class.name,
+                    &format!(
+                        "the constructor `{}` has existential type variables or a context",
+                        c.name.name
+                    ),
+                )
+                .with_help("write the instance by hand"),
+            );
+            continue;
+        }
         if matches!(&*class.name, "Functor" | "Foldable" | "Traversable") {
             match g.functorial(&class.name) {
                 Ok(d) => decls.push(d),
@@ -281,25 +300,6 @@ fn is_generic(class: &QName) -> bool {
     &*class.name == "Generic" && class.qual.as_deref() == Some("GHC.Generics")
 }
 
-/// Type variables occurring in a type, in order of first occurrence.
-fn type_vars(t: &Type, out: &mut Vec<Sym>) {
-    gph_syntax::stack::guard();
-    match t {
-        Type::Var(v) => {
-            if !out.contains(&v.name) {
-                out.push(v.name.clone());
-            }
-        }
-        Type::Con(_) => {}
-        Type::App(a, b, _) | Type::Fun(a, b, _) => {
-            type_vars(a, out);
-            type_vars(b, out);
-        }
-        Type::List(t, _) | Type::Bang(t, _) => type_vars(t, out),
-        Type::Tuple(ts, _) => ts.iter().for_each(|t| type_vars(t, out)),
-    }
-}
-
 /// The parts of a field's type a derived instance's context constrains:
 /// type variables, and applications of a type variable (kept whole, with
 /// a printed key to tell them apart). Under a type constructor, its
@@ -351,7 +351,7 @@ fn type_key(t: &Type) -> String {
 /// Whether type variable `a` occurs in a type.
 fn mentions(t: &Type, a: &Sym) -> bool {
     let mut vs = Vec::new();
-    type_vars(t, &mut vs);
+    t.vars_into(&mut vs);
     vs.contains(a)
 }
 

@@ -97,6 +97,19 @@ fn local(name: &str, span: Span) -> QName {
 pub fn selectors(data: &DataDecl, module: &Sym) -> Vec<Decl> {
     let mut decls = Vec::new();
     for label in labels_of(data) {
+        // A field whose type is hidden by an existential constructor has
+        // no selector function (its type would escape), as in GHC; it can
+        // still be given and matched by name.
+        let escapes = data.constrs.iter().any(|c| {
+            c.labels.iter().flatten().zip(&c.fields).any(|(l, f)| {
+                let mut vs = Vec::new();
+                f.ty.vars_into(&mut vs);
+                l.name == label.name && c.exists.iter().any(|e| vs.contains(&e.name))
+            })
+        });
+        if escapes {
+            continue;
+        }
         let span = label.span;
         let clause = |args: Vec<Pat>, body: Expr| Decl::FunClause {
             name: label.clone(),

@@ -1611,6 +1611,15 @@ impl Renamer<'_> {
                     .constrs
                     .into_iter()
                     .map(|c| ConDecl {
+                        context: self.preds(c.context),
+                        // GHC shows a GADT-syntax operator infix only when
+                        // it has a fixity declaration.
+                        infix: c.infix
+                            && (!c.gadt
+                                || self
+                                    .g
+                                    .fixities
+                                    .contains_key(&(self.module.clone(), c.name.name.clone()))),
                         fields: c
                             .fields
                             .into_iter()

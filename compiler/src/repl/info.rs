@@ -267,10 +267,28 @@ impl<'a> Describe<'a> {
                         continue;
                     };
                     let printed = self.scheme(&dc.scheme);
+                    // An existential constructor: `forall b. Show b => C b`.
+                    let mut alt = String::new();
+                    let nparams = dc.scheme.vars.len() - dc.exists;
+                    if dc.exists > 0 {
+                        let hidden: Vec<String> = dc.scheme.vars[nparams..]
+                            .iter()
+                            .map(|v| v.as_deref().unwrap_or("a").to_string())
+                            .collect();
+                        alt.push_str(&format!("forall {}. ", hidden.join(" ")));
+                    }
+                    let printed = match printed.split_once(" => ") {
+                        Some((ctx, rest)) if !dc.scheme.preds.is_empty() => {
+                            alt.push_str(ctx);
+                            alt.push_str(" => ");
+                            rest.to_string()
+                        }
+                        _ => printed,
+                    };
                     let mut parts = split_arrows(&printed);
                     let result = parts.pop().unwrap_or_default();
                     head = result;
-                    let mut alt = shown(&c.name);
+                    alt.push_str(&shown(&c.name));
                     for (i, a) in parts.iter().enumerate() {
                         alt.push(' ');
                         if dc.strict.get(i).copied().unwrap_or(false) {

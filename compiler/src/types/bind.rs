@@ -458,7 +458,10 @@ impl Tc {
                 }
                 BindItem::Pat { pat, .. } => {
                     let mut binds = Vec::new();
+                    // No existential scope reaches into a pattern binding.
+                    let outer_givens = self.pat_givens.take();
                     let p = self.check_pat(pat, &t, &mut binds);
+                    self.pat_givens = outer_givens;
                     for (v, vt) in binds {
                         if let Some((s, sp)) = sigs.get(&v) {
                             let (st, _) = self.instantiate(s);
@@ -648,6 +651,62 @@ impl Tc {
         (params, r)
     }
 
+    /// Checks patterns and what they scope over (`body` does both). When a
+    /// pattern matches an existential constructor this is a scope of its
+    /// own, like a signature's: the hidden types are rigid variables one
+    /// level in (so they cannot escape into the enclosing types), and the
+    /// packed dictionaries are givens for what the body wants.
+    pub fn pat_scope<T>(&mut self, pats: &[&ast::Pat], body: impl FnOnce(&mut Tc) -> T) -> T {
+        if !pats.iter().any(|p| self.opens_existential(p)) {
+            return body(self);
+        }
+        let diag_mark = self.diags.len();
+        let outer = self.table.level;
+        self.table.level += 1;
+        let saved = std::mem::take(&mut self.wanted);
+        let saved_givens = self.pat_givens.replace(Vec::new());
+        let eq_start = self.deferred_eqs.len();
+        let r = body(self);
+        self.table.level = outer;
+        self.settle_deferred(eq_start, outer);
+        let ws = std::mem::replace(&mut self.wanted, saved);
+        let givens = std::mem::replace(&mut self.pat_givens, saved_givens).unwrap_or_default();
+        let errored = self.diags.len() > diag_mark;
+        self.solve_with_givens(ws, &givens, outer, errored, None);
+        r
+    }
+
+    /// Whether the pattern matches an existential constructor somewhere.
+    fn opens_existential(&self, p: &ast::Pat) -> bool {
+        gph_syntax::stack::guard();
+        use ast::Pat as P;
+        match p {
+            P::Con(q, args, _) => {
+                self.env
+                    .datacons
+                    .get(&Tc::global_of(q))
+                    .is_some_and(|i| i.is_existential())
+                    || args.iter().any(|a| self.opens_existential(a))
+            }
+            P::Tuple(ps, _) | P::List(ps, _) => ps.iter().any(|a| self.opens_existential(a)),
+            P::As(_, p, _) | P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => {
+                self.opens_existential(p)
+            }
+            P::Record(q, fs, _, _) => {
+                self.env
+                    .datacons
+                    .get(&Tc::global_of(q))
+                    .is_some_and(|i| i.is_existential())
+                    || fs.iter().any(|(_, a)| self.opens_existential(a))
+            }
+            P::OpChain(items, _) => items.iter().any(|i| match i {
+                ast::ChainItem::Operand(a) => self.opens_existential(a),
+                _ => false,
+            }),
+            P::Var(_) | P::Wildcard(_) | P::Lit(..) | P::NegLit(..) => false,
+        }
+    }
+
     pub fn solve_with_givens(
         &mut self,
         ws: Vec<Wanted>,
@@ -736,15 +795,18 @@ impl Tc {
                 continue;
             }
             let mark = self.locals.len();
-            let mut binds = Vec::new();
-            let pats = c
-                .args
-                .iter()
-                .zip(&args)
-                .map(|(p, at)| self.check_pat(p, at, &mut binds))
-                .collect();
-            self.push_binds(binds);
-            let rhs = self.check_rhs(c.rhs, &t);
+            let arg_pats: Vec<&ast::Pat> = c.args.iter().collect();
+            let (pats, rhs) = self.pat_scope(&arg_pats, |tc| {
+                let mut binds = Vec::new();
+                let pats = c
+                    .args
+                    .iter()
+                    .zip(&args)
+                    .map(|(p, at)| tc.check_pat(p, at, &mut binds))
+                    .collect();
+                tc.push_binds(binds);
+                (pats, tc.check_rhs(c.rhs, &t))
+            });
             self.locals.truncate(mark);
             out.push(Clause {
                 args: pats,

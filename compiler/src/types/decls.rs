@@ -133,11 +133,18 @@ impl Tc {
                         .constrs
                         .iter()
                         .enumerate()
-                        .map(|(tag, c)| elab::ConDef {
-                            name: g(&c.name.name),
-                            tag,
-                            arity: c.fields.len(),
-                            strict: c.fields.iter().map(|f| f.strict).collect(),
+                        .map(|(tag, c)| {
+                            // An existential constructor's dictionaries
+                            // come first, lazy.
+                            let dicts = c.context.len();
+                            elab::ConDef {
+                                name: g(&c.name.name),
+                                tag,
+                                arity: dicts + c.fields.len(),
+                                strict: std::iter::repeat_n(false, dicts)
+                                    .chain(c.fields.iter().map(|f| f.strict))
+                                    .collect(),
+                            }
                         })
                         .collect(),
                 });

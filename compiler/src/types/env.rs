@@ -38,10 +38,22 @@ pub struct DataConInfo {
     pub tycon: TcId,
     /// Position among the type's constructors.
     pub tag: usize,
+    /// The fields written (the value also holds one dictionary per
+    /// predicate of `scheme`, before them).
     pub arity: usize,
     pub strict: Vec<bool>,
-    /// `forall params. t1 -> ... -> tn -> T params`.
+    /// `forall params exists. ctx => t1 -> ... -> tn -> T params`: an
+    /// existential constructor has variables beyond the type's parameters
+    /// (the last `exists`) and a context.
     pub scheme: Scheme,
+    pub exists: usize,
+}
+
+impl DataConInfo {
+    /// Whether matching it brings hidden types or dictionaries into scope.
+    pub fn is_existential(&self) -> bool {
+        self.exists > 0 || !self.scheme.preds.is_empty()
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -202,9 +202,18 @@ impl Tc {
                     .get(*s as usize)
                     .and_then(|i| i.owner.clone());
                 let bound = owner_phrase(owner.as_ref().map(|(f, _)| &**f));
+                // An existential constructor's hidden type (`open_existential`).
+                let hidden = owner
+                    .as_ref()
+                    .is_some_and(|(f, _)| f.starts_with("the pattern of"));
+                let stands = if hidden {
+                    "it stands for the type the value hides, known only inside that match"
+                } else {
+                    "it stands for any type the caller chooses"
+                };
                 d = d.with_help(format!(
                     "couldn't match `{sk_s}` with `{t_s}`: `{sk_s}` is a rigid type variable bound by {bound}; \
-                     it stands for any type the caller chooses"
+                     {stands}"
                 ));
                 if let Some((_, sp)) = owner {
                     if sp != Span::default() {

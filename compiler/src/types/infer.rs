@@ -300,10 +300,12 @@ impl Tc {
         let mut out = Vec::new();
         for alt in alts {
             let mark = self.locals.len();
-            let mut binds = Vec::new();
-            let pat = self.check_pat(&alt.pat, &st, &mut binds);
-            self.push_binds(binds);
-            let rhs = self.check_rhs(&alt.rhs, &res);
+            let (pat, rhs) = self.pat_scope(&[&alt.pat], |tc| {
+                let mut binds = Vec::new();
+                let pat = tc.check_pat(&alt.pat, &st, &mut binds);
+                tc.push_binds(binds);
+                (pat, tc.check_rhs(&alt.rhs, &res))
+            });
             self.locals.truncate(mark);
             out.push(Alt {
                 pat,
@@ -398,15 +400,19 @@ impl Tc {
         ctx: &Ctx,
     ) -> (Expr, Type) {
         let mark = self.locals.len();
-        let mut out = Vec::new();
-        for s in stmts {
-            out.push(self.tc_qual(s, true));
-        }
         let elem = match exp.and_then(|x| self.as_list(x)) {
             Some(t) => t,
             None => self.table.fresh(),
         };
-        let be = self.check(body, &elem, &Ctx::Plain);
+        // A generator's existential pattern scopes over the rest.
+        let gens = bind_patterns(stmts);
+        let (out, be) = self.pat_scope(&gens, |tc| {
+            let mut out = Vec::new();
+            for s in stmts {
+                out.push(tc.tc_qual(s, true));
+            }
+            (out, tc.check(body, &elem, &Ctx::Plain))
+        });
         self.locals.truncate(mark);
         let t = self.list_of(elem);
         self.finish(
@@ -489,8 +495,12 @@ impl Tc {
         match self.env.datacons.get(&g) {
             Some(info) => {
                 let s = info.scheme.clone();
-                let (t, _) = self.instantiate(&s);
-                (Expr::Con(g, q.span), t)
+                let (t, preds) = self.instantiate(&s);
+                // An existential constructor packs the dictionaries of its
+                // context, as an overloaded function takes them.
+                let what = format!("a use of `{}`", fun_name(&q.name));
+                let e = self.apply_dicts(Expr::Con(g, q.span), preds, q.span, &what);
+                (e, t)
             }
             None => {
                 self.error(Diagnostic::error(
@@ -667,17 +677,29 @@ impl Tc {
             parts = pats.iter().map(|_| self.table.fresh()).collect();
         }
         let mark = self.locals.len();
-        let mut binds = Vec::new();
-        let ps: Vec<Pat> = pats
-            .iter()
-            .zip(&parts)
-            .map(|(p, t)| self.check_pat(p, t, &mut binds))
-            .collect();
-        self.push_binds(binds);
-        let (be, bt) = match &res {
-            Some(r) => (self.check(body, r, &Ctx::Plain), r.clone()),
-            None => self.infer(body),
-        };
+        // The body's type, when inferred, is made outside an existential
+        // pattern's scope (so that a hidden type cannot escape into it).
+        let res_t = res.clone().unwrap_or_else(|| self.table.fresh());
+        let lam_pats: Vec<&ast::Pat> = pats.iter().collect();
+        let (ps, be) = self.pat_scope(&lam_pats, |tc| {
+            let mut binds = Vec::new();
+            let ps: Vec<Pat> = pats
+                .iter()
+                .zip(&parts)
+                .map(|(p, t)| tc.check_pat(p, t, &mut binds))
+                .collect();
+            tc.push_binds(binds);
+            let be = match &res {
+                Some(r) => tc.check(body, r, &Ctx::Plain),
+                None => {
+                    let (be, bt) = tc.infer(body);
+                    tc.expect(&res_t, &bt, body.span(), &Ctx::Plain);
+                    be
+                }
+            };
+            (ps, be)
+        });
+        let bt = res_t;
         self.locals.truncate(mark);
         let t = parts.into_iter().rev().fold(bt, |r, a| self.fun(a, r));
         let e = Expr::Lambda(ps, Box::new(be), span);
@@ -834,53 +856,59 @@ impl Tc {
             self.expect(x, &res_t, span, ctx);
         }
         let mark = self.locals.len();
-        let mut steps = Vec::new();
-        for s in init {
-            match s {
-                ast::Stmt::Expr(e) => {
-                    let a = self.table.fresh();
-                    let ma = Type::app(m.clone(), a.clone());
-                    let ee = self.check(e, &ma, &Ctx::Stmt);
-                    let (op, opt) =
-                        self.prelude_value(">>", e.span(), "a statement in a `do` block");
-                    let b = self.table.fresh();
-                    let mb = Type::app(m.clone(), b);
-                    let want = self.fun(ma, self.fun(mb.clone(), mb));
-                    self.table.unify(&want, &opt).ok();
-                    steps.push(DoStep::Then(op, ee, e.span()));
-                }
-                ast::Stmt::Bind(p, e, sp) => {
-                    let a = self.table.fresh();
-                    let ma = Type::app(m.clone(), a.clone());
-                    let ee = self.check(e, &ma, &Ctx::Stmt);
-                    let mut binds = Vec::new();
-                    let pat = self.check_pat(p, &a, &mut binds);
-                    self.push_binds(binds);
-                    let (op, opt) = self.prelude_value(">>=", *sp, "a statement in a `do` block");
-                    let b = self.table.fresh();
-                    let mb = Type::app(m.clone(), b);
-                    let want = self.fun(ma, self.fun(self.fun(a, mb.clone()), mb));
-                    self.table.unify(&want, &opt).ok();
-                    let fail = if self.pat_can_fail(&pat) {
-                        let what = "a `do` statement whose pattern can fail";
-                        let (f, ft) = self.prelude_value("fail", p.span(), what);
-                        let c = self.table.fresh();
-                        let want = self.fun(self.string_type(), Type::app(m.clone(), c));
-                        self.table.unify(&want, &ft).ok();
-                        Some(f)
-                    } else {
-                        None
-                    };
-                    steps.push(DoStep::Bind(op, pat, ee, fail, *sp));
-                }
-                ast::Stmt::Let(ds, sp) => {
-                    let binds = self.infer_local_binds(ds);
-                    steps.push(DoStep::Let(binds, *sp));
+        // A bind's existential pattern scopes over the rest of the block;
+        // the block's type was made outside that scope.
+        let bind_pats = bind_patterns(init);
+        let last_t = res_t.clone();
+        let (steps, mut acc) = self.pat_scope(&bind_pats, |tc| {
+            let mut steps = Vec::new();
+            for s in init {
+                match s {
+                    ast::Stmt::Expr(e) => {
+                        let a = tc.table.fresh();
+                        let ma = Type::app(m.clone(), a.clone());
+                        let ee = tc.check(e, &ma, &Ctx::Stmt);
+                        let (op, opt) =
+                            tc.prelude_value(">>", e.span(), "a statement in a `do` block");
+                        let b = tc.table.fresh();
+                        let mb = Type::app(m.clone(), b);
+                        let want = tc.fun(ma, tc.fun(mb.clone(), mb));
+                        tc.table.unify(&want, &opt).ok();
+                        steps.push(DoStep::Then(op, ee, e.span()));
+                    }
+                    ast::Stmt::Bind(p, e, sp) => {
+                        let a = tc.table.fresh();
+                        let ma = Type::app(m.clone(), a.clone());
+                        let ee = tc.check(e, &ma, &Ctx::Stmt);
+                        let mut binds = Vec::new();
+                        let pat = tc.check_pat(p, &a, &mut binds);
+                        tc.push_binds(binds);
+                        let (op, opt) = tc.prelude_value(">>=", *sp, "a statement in a `do` block");
+                        let b = tc.table.fresh();
+                        let mb = Type::app(m.clone(), b);
+                        let want = tc.fun(ma, tc.fun(tc.fun(a, mb.clone()), mb));
+                        tc.table.unify(&want, &opt).ok();
+                        let fail = if tc.pat_can_fail(&pat) {
+                            let what = "a `do` statement whose pattern can fail";
+                            let (f, ft) = tc.prelude_value("fail", p.span(), what);
+                            let c = tc.table.fresh();
+                            let want = tc.fun(tc.string_type(), Type::app(m.clone(), c));
+                            tc.table.unify(&want, &ft).ok();
+                            Some(f)
+                        } else {
+                            None
+                        };
+                        steps.push(DoStep::Bind(op, pat, ee, fail, *sp));
+                    }
+                    ast::Stmt::Let(ds, sp) => {
+                        let binds = tc.infer_local_binds(ds);
+                        steps.push(DoStep::Let(binds, *sp));
+                    }
                 }
             }
-        }
-        let last_t = res_t.clone();
-        let mut acc = self.check(last_e, &last_t, &Ctx::Stmt);
+            let acc = tc.check(last_e, &last_t, &Ctx::Stmt);
+            (steps, acc)
+        });
         self.locals.truncate(mark);
         for step in steps.into_iter().rev() {
             acc = match step {
@@ -982,7 +1010,11 @@ impl Tc {
                     }
                     return Pat::Wildcard(*span);
                 }
-                let (mut t, _) = self.instantiate(&info.scheme);
+                let (mut t, dicts) = if info.is_existential() {
+                    self.open_existential(&info, q, *span)
+                } else {
+                    (self.instantiate(&info.scheme).0, Vec::new())
+                };
                 let mut fields = Vec::new();
                 for _ in 0..info.arity {
                     match self.as_fun(&t) {
@@ -994,11 +1026,11 @@ impl Tc {
                     }
                 }
                 self.expect(exp, &t, *span, &Ctx::Pattern);
-                let ps = args
-                    .iter()
-                    .zip(&fields)
-                    .map(|(a, ft)| self.check_pat(a, ft, binds))
-                    .collect();
+                let mut ps = dicts;
+                for (a, ft) in args.iter().zip(&fields) {
+                    let p = self.check_pat(a, ft, binds);
+                    ps.push(p);
+                }
                 Pat::Con(g, ps, *span)
             }
             P::Tuple(ps, span) => {
@@ -1040,7 +1072,12 @@ impl Tc {
                 let ip = self.check_pat(inner, exp, binds);
                 Pat::As(id.name.clone(), Box::new(ip), *span)
             }
-            P::Lazy(inner, span) => Pat::Lazy(Box::new(self.check_pat(inner, exp, binds)), *span),
+            P::Lazy(inner, span) => {
+                self.lazy_pat += 1;
+                let p = self.check_pat(inner, exp, binds);
+                self.lazy_pat -= 1;
+                Pat::Lazy(Box::new(p), *span)
+            }
             P::Bang(inner, span) => Pat::Bang(Box::new(self.check_pat(inner, exp, binds)), *span),
             P::Paren(inner, _) => self.check_pat(inner, exp, binds),
             P::Typed(inner, qt, _) => {
@@ -1073,6 +1110,64 @@ impl Tc {
                 Pat::Wildcard(*span)
             }
         }
+    }
+
+    /// The type of an existential constructor's pattern, its hidden types
+    /// rigid, and the patterns that bind the dictionaries it packs (which
+    /// become givens of the enclosing `pat_scope`).
+    fn open_existential(
+        &mut self,
+        info: &super::env::DataConInfo,
+        q: &QName,
+        span: Span,
+    ) -> (Type, Vec<Pat>) {
+        let nparams = info.scheme.vars.len() - info.exists;
+        if self.pat_givens.is_none() || self.lazy_pat > 0 {
+            self.error(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "the existential constructor `{}` cannot be matched in a lazy pattern \
+                         or a `let` or `where` pattern binding",
+                        q.name
+                    ),
+                )
+                .with_help(
+                    "the types it hides would have no scope: match it with `case`, in a \
+                     function's arguments, a lambda or a `do` bind",
+                ),
+            );
+            let (t, _) = self.instantiate(&info.scheme);
+            let dicts = info
+                .scheme
+                .preds
+                .iter()
+                .map(|_| Pat::Wildcard(span))
+                .collect();
+            return (t, dicts);
+        }
+        let owner = Some((
+            Sym::from(format!("the pattern of the constructor `{}`", q.name)),
+            span,
+        ));
+        let mut args: Vec<Type> = (0..nparams).map(|_| self.table.fresh()).collect();
+        for v in &info.scheme.vars[nparams..] {
+            let name = v.clone().unwrap_or_else(|| Sym::from("a"));
+            let sk = self.table.skolem(name, owner.clone());
+            args.push(sk);
+        }
+        let t = subst_gen(&info.scheme.ty, &args);
+        let mut pats = Vec::new();
+        let mut givens = self.pat_givens.take().unwrap_or_default();
+        for p in &info.scheme.preds {
+            let cname = self.env.class(p.class).name.name.clone();
+            let d = self.fresh_name(&format!("d{cname}"));
+            let pt = subst_gen(&p.ty, &args);
+            self.add_given(&mut givens, p.class, pt, elab::Dict::Var(d.clone()));
+            pats.push(Pat::Var(d, span));
+        }
+        self.pat_givens = Some(givens);
+        (t, pats)
     }
 
     fn tc_pat_lit(&mut self, l: &Literal, negative: bool, exp: &Type, span: Span) -> Pat {
@@ -1126,4 +1221,15 @@ pub fn plain_rhs(e: Expr, span: Span) -> Rhs {
         wheres: Vec::new(),
         span,
     }
+}
+
+/// The patterns of the statements' binds (`p <- e`).
+fn bind_patterns(stmts: &[ast::Stmt]) -> Vec<&ast::Pat> {
+    stmts
+        .iter()
+        .filter_map(|s| match s {
+            ast::Stmt::Bind(p, _, _) => Some(p),
+            _ => None,
+        })
+        .collect()
 }

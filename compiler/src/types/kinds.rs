@@ -618,6 +618,13 @@ impl Tc {
                 .zip(pk.iter().cloned())
                 .collect();
             for c in &dd.constrs {
+                // An existential constructor's own variables, for its
+                // fields and context only.
+                let mark = scope.len();
+                for v in &c.exists {
+                    let k = self.kfresh();
+                    scope.push((v.name.clone(), k));
+                }
                 for f in &c.fields {
                     let t = match &f.ty {
                         ast::Type::Bang(t, _) => &**t,
@@ -625,6 +632,10 @@ impl Tc {
                     };
                     self.expect_star(t, &mut scope, false);
                 }
+                for p in &c.context {
+                    self.check_pred_kind(p, &mut scope, false);
+                }
+                scope.truncate(mark);
             }
         }
         for (_, d, pk, rk) in &syns {
@@ -685,14 +696,28 @@ impl Tc {
         }
         // 5. Constructors.
         for (tc, dd, _) in &datas {
-            let vars: HashMap<Sym, Type> = dd
-                .params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.name.clone(), Type::gen(i as u32)))
-                .collect();
             let res = Type::apps(Type::con(*tc), (0..dd.params.len() as u32).map(Type::gen));
             for (tag, c) in dd.constrs.iter().enumerate() {
+                // The type's parameters, then the constructor's existential
+                // variables.
+                let vars: HashMap<Sym, Type> = dd
+                    .params
+                    .iter()
+                    .chain(&c.exists)
+                    .enumerate()
+                    .map(|(i, p)| (p.name.clone(), Type::gen(i as u32)))
+                    .collect();
+                let preds: Vec<Pred> = c
+                    .context
+                    .iter()
+                    .filter_map(|p| {
+                        let class = self.env.lookup_class(&Tc::global_of(&p.class))?;
+                        Some(Pred {
+                            class,
+                            ty: self.to_type(&p.ty, &vars),
+                        })
+                    })
+                    .collect();
                 let fields: Vec<Type> = c
                     .fields
                     .iter()
@@ -717,10 +742,16 @@ impl Tc {
                         arity: fields.len(),
                         strict,
                         scheme: Scheme {
-                            vars: dd.params.iter().map(|p| Some(p.name.clone())).collect(),
-                            preds: Vec::new(),
+                            vars: dd
+                                .params
+                                .iter()
+                                .chain(&c.exists)
+                                .map(|p| Some(p.name.clone()))
+                                .collect(),
+                            preds,
                             ty,
                         },
+                        exists: c.exists.len(),
                     },
                 );
             }

@@ -142,6 +142,12 @@ pub struct Tc {
     /// Whether it has OverloadedStrings: a string literal is
     /// `fromString "..."`, of any IsString type.
     pub overloaded_strings: bool,
+    /// The dictionaries that the existential constructors matched by the
+    /// patterns being checked bring into scope (`Tc::pat_scope`); `None`
+    /// where no such scope is open (a `let` or `where` pattern binding).
+    pub pat_givens: Option<Vec<Given>>,
+    /// Inside a lazy pattern (`~p`), where no existential may be matched.
+    pub lazy_pat: u32,
 }
 
 impl Tc {
@@ -169,6 +175,8 @@ impl Tc {
             flexible_instances: false,
             overloaded_strings: false,
             deferred_eqs: Vec::new(),
+            pat_givens: None,
+            lazy_pat: 0,
         };
         tc.init_builtins();
         tc
@@ -215,6 +223,7 @@ impl Tc {
                     preds: Vec::new(),
                     ty,
                 },
+                exists: 0,
             },
         );
     }

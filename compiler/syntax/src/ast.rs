@@ -209,10 +209,20 @@ pub enum Strategy {
 pub struct ConDecl {
     pub name: Ident,
     pub fields: Vec<Field>,
-    /// Declared infix: `a :+: b`.
+    /// Declared infix: `a :+: b`; or, in GADT syntax, an operator of two
+    /// fields with a fixity declaration (as GHC, which shows it infix).
     pub infix: bool,
     /// Record syntax: field labels, in the order of `fields`.
     pub labels: Option<Vec<Ident>>,
+    /// ExistentialQuantification (`forall b. Show b => C b`, or a GADT
+    /// signature's variables beyond the result's): the type variables the
+    /// constructor hides, beyond the type's parameters.
+    pub exists: Vec<Ident>,
+    /// The constraints the constructor packs with its fields (their
+    /// dictionaries are stored in the value, before the fields).
+    pub context: Vec<Pred>,
+    /// Declared by its signature in GADT syntax.
+    pub gadt: bool,
     pub span: Span,
 }
 
@@ -457,6 +467,49 @@ impl Type {
             | Type::List(_, s)
             | Type::Tuple(_, s)
             | Type::Bang(_, s) => *s,
+        }
+    }
+
+    /// The type variables occurring in it, in order of first occurrence
+    /// (added to `out` when not there yet).
+    pub fn vars_into(&self, out: &mut Vec<Sym>) {
+        crate::stack::guard();
+        match self {
+            Type::Var(v) => {
+                if !out.contains(&v.name) {
+                    out.push(v.name.clone());
+                }
+            }
+            Type::Con(_) => {}
+            Type::App(a, b, _) | Type::Fun(a, b, _) => {
+                a.vars_into(out);
+                b.vars_into(out);
+            }
+            Type::List(t, _) | Type::Bang(t, _) => t.vars_into(out),
+            Type::Tuple(ts, _) => ts.iter().for_each(|t| t.vars_into(out)),
+        }
+    }
+
+    /// The type with its variables renamed by `to` (those not in it kept).
+    pub fn rename_vars(self, to: &dyn Fn(&Sym) -> Option<Sym>) -> Type {
+        crate::stack::guard();
+        match self {
+            Type::Var(v) => Type::Var(Ident {
+                name: to(&v.name).unwrap_or(v.name),
+                span: v.span,
+            }),
+            Type::Con(q) => Type::Con(q),
+            Type::App(a, b, s) => {
+                Type::App(Box::new(a.rename_vars(to)), Box::new(b.rename_vars(to)), s)
+            }
+            Type::Fun(a, b, s) => {
+                Type::Fun(Box::new(a.rename_vars(to)), Box::new(b.rename_vars(to)), s)
+            }
+            Type::List(t, s) => Type::List(Box::new(t.rename_vars(to)), s),
+            Type::Bang(t, s) => Type::Bang(Box::new(t.rename_vars(to)), s),
+            Type::Tuple(ts, s) => {
+                Type::Tuple(ts.into_iter().map(|t| t.rename_vars(to)).collect(), s)
+            }
         }
     }
 }

@@ -509,12 +509,16 @@ pub fn layout(text: &str, base: u32, tokens: &[Token]) -> Vec<Token> {
             } else {
                 kind
             };
+            let depth = l.stack.len();
             if l.open_block(kind, Some((tok, col))) {
                 i += 1;
                 continue;
             }
-            skip_newline_rule =
-                matches!(l.stack.last(), Some(Ctx::Implicit { col: c, .. }) if *c == col);
+            // The token begins the block just opened: no `;` before it. An
+            // empty block (`class C a where` with the next declaration
+            // below) opened none, and the token goes on the enclosing one.
+            skip_newline_rule = l.stack.len() > depth
+                && matches!(l.stack.last(), Some(Ctx::Implicit { col: c, .. }) if *c == col);
         }
         l.dedent_closed_let = false;
         l.after_explicit_let = std::mem::take(&mut l.closed_explicit_let);

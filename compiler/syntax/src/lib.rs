@@ -64,6 +64,9 @@ pub const EXTENSIONS: &[&str] = &[
     "DeriveAnyClass",
     "OverloadedStrings",
     "KindSignatures",
+    "ExistentialQuantification",
+    "GADTSyntax",
+    "GADTs",
     "Haskell2010",
     "Haskell98",
 ];

@@ -310,6 +310,9 @@ pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Re
                 fields: vec![field(side(ts)), field(side(rhs))],
                 infix: true,
                 labels: None,
+                exists: Vec::new(),
+                gadt: false,
+                context: Vec::new(),
                 span,
             })
         }
@@ -328,10 +331,260 @@ pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Re
                 fields: it.map(field).collect(),
                 infix: false,
                 labels: None,
+                exists: Vec::new(),
+                gadt: false,
+                context: Vec::new(),
                 span,
             })
         }
     }
+}
+
+/// The extensions that allow a constructor to hide type variables or
+/// carry a context.
+const EXISTENTIAL_EXTENSIONS: &[&str] = &["ExistentialQuantification", "ExistentialTypes", "GADTs"];
+
+fn existential_allowed(c: &ConDecl, span: Span) {
+    if (!c.exists.is_empty() || !c.context.is_empty())
+        && !EXISTENTIAL_EXTENSIONS.iter().any(|e| enabled(e))
+    {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                format!(
+                    "the constructor `{}` has existential type variables or a context: \
+                     that needs {{-# LANGUAGE ExistentialQuantification #-}}",
+                    c.name.name
+                ),
+            )
+            .with_help("add the pragma (or GADTs) at the top of the file"),
+        );
+    }
+}
+
+/// Types side by side (`Show a`, or one tuple `(Eq a, Show a)`) as one
+/// type, for `context`.
+fn applied(ts: Vec<Type>) -> Type {
+    let mut it = ts.into_iter();
+    let first = it.next().expect("at least one type");
+    it.fold(first, |f, a| {
+        let s = f.span().to(a.span());
+        Type::App(Box::new(f), Box::new(a), s)
+    })
+}
+
+/// `forall vs. ctx => C fields` or `ctx => C fields`
+/// (ExistentialQuantification). `dot`: the operator after the variables.
+pub fn existential(
+    vars: Vec<Ident>,
+    dot: Option<(Sym, Span)>,
+    ctx: Option<Vec<Type>>,
+    mut c: ConDecl,
+    span: Span,
+) -> Res<ConDecl> {
+    if let Some((d, s)) = dot {
+        if &*d != "." {
+            return fail(s, "expected `.` after the variables of `forall`");
+        }
+    }
+    c.exists = vars;
+    if let Some(ts) = ctx {
+        c.context = context(applied(ts))?;
+    }
+    c.span = span;
+    existential_allowed(&c, span);
+    Ok(c)
+}
+
+/// An item of a GADT-style declaration's `where` block.
+pub enum GadtItem {
+    /// `C1, C2 :: forall vs. ctx => t1 -> .. -> T a b`
+    Cons(Vec<Ident>, QualType, Span),
+    /// `C :: { f :: t, .. } -> T a b`
+    Record(Vec<Ident>, Vec<(Vec<Ident>, Type)>, Type, Span),
+    /// A deriving clause at the block's indentation.
+    Deriving(Vec<Derived>),
+}
+
+/// `data T a where C :: t -> T a; ...` (GADTSyntax), as the equivalent
+/// Haskell 2010 declaration: each constructor's result must be the type
+/// applied to distinct variables, which are renamed to the declaration's
+/// parameters; its other variables are existential. A result that fixes a
+/// parameter (`IntE :: Int -> Expr Int`) needs type refinement in `case`,
+/// which gph's checker does not have: an error says so.
+#[allow(clippy::too_many_arguments)]
+pub fn gadt_decl(
+    newtype: bool,
+    a: Type,
+    b: Option<Type>,
+    items: Vec<GadtItem>,
+    mut deriving: Vec<Derived>,
+    keyword: Span,
+    span: Span,
+) -> Res<Decl> {
+    if !["GADTSyntax", "GADTs"].iter().any(|e| enabled(e)) {
+        needs_extension(
+            Diagnostic::error(
+                keyword,
+                "a data declaration in GADT syntax needs {-# LANGUAGE GADTSyntax #-}",
+            )
+            .with_label("constructors given by their signatures")
+            .with_help("add the pragma (or GADTs) at the top of the file"),
+        );
+    }
+    let what = if newtype { "newtype" } else { "data" };
+    let head = b.clone().unwrap_or_else(|| a.clone());
+    let (name, params) = decl_head(head, what)?;
+    let mut constrs = Vec::new();
+    let mut derivs_inside = Vec::new();
+    for item in items {
+        let (names, forall, ctx, args, labels, result, ispan) = match item {
+            GadtItem::Deriving(d) => {
+                derivs_inside.extend(d);
+                continue;
+            }
+            GadtItem::Cons(names, qt, ispan) => {
+                let mut args = Vec::new();
+                let mut t = qt.ty;
+                while let Type::Fun(x, y, _) = t {
+                    args.push(*x);
+                    t = *y;
+                }
+                (names, qt.forall, qt.context, args, None, t, ispan)
+            }
+            GadtItem::Record(names, fs, result, ispan) => {
+                let mut labels = Vec::new();
+                let mut args = Vec::new();
+                for (ls, t) in fs {
+                    for l in ls {
+                        labels.push(l);
+                        args.push(t.clone());
+                    }
+                }
+                (
+                    names,
+                    Vec::new(),
+                    Vec::new(),
+                    args,
+                    Some(labels),
+                    result,
+                    ispan,
+                )
+            }
+        };
+        let shown = |n: &[Ident]| {
+            n.iter()
+                .map(|i| format!("`{}`", i.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let rspan = result.span();
+        let (rhead, rargs) = spine(result);
+        if !matches!(&rhead, Type::Con(q) if q.name == name.name && q.qual.is_none()) {
+            return fail(
+                rspan,
+                format!(
+                    "the constructor {} must return the type `{}` being declared",
+                    shown(&names),
+                    name.name
+                ),
+            );
+        }
+        if rargs.len() != params.len() {
+            return fail(
+                rspan,
+                format!(
+                    "the result of {} should apply `{}` to {} type variables, as its declaration does",
+                    shown(&names),
+                    name.name,
+                    params.len()
+                ),
+            );
+        }
+        // Result variable k stands for parameter k.
+        let mut to: Vec<(Sym, Sym)> = Vec::new();
+        for (r, p) in rargs.iter().zip(&params) {
+            match r {
+                Type::Var(v) if !to.iter().any(|(x, _)| *x == v.name) => {
+                    to.push((v.name.clone(), p.name.clone()))
+                }
+                other => {
+                    return fail_diag(
+                        Diagnostic::error(
+                            other.span(),
+                            format!(
+                                "gph does not support GADTs' type refinement: the constructor {} \
+                                 fixes the parameter `{}` of `{}`",
+                                shown(&names),
+                                p.name,
+                                name.name
+                            ),
+                        )
+                        .with_help(
+                            "each constructor's result must apply the type to distinct type \
+                             variables, as in Haskell 2010; an equality such as `a ~ Int` is not \
+                             supported either",
+                        ),
+                    )
+                }
+            }
+        }
+        // A variable of the signature that is not a result variable but has
+        // a parameter's name is renamed apart.
+        let mut sig_vars: Vec<Sym> = forall.iter().map(|v| v.name.clone()).collect();
+        for t in &args {
+            t.vars_into(&mut sig_vars);
+        }
+        for p in &ctx {
+            p.ty.vars_into(&mut sig_vars);
+        }
+        let mut exists = Vec::new();
+        for v in &sig_vars {
+            if to.iter().any(|(x, _)| x == v) {
+                continue;
+            }
+            let mut fresh = v.clone();
+            while params.iter().any(|p| p.name == fresh)
+                || sig_vars.iter().any(|s| *s == fresh && s != v)
+            {
+                fresh = Sym::from(format!("{fresh}'").as_str());
+            }
+            to.push((v.clone(), fresh.clone()));
+            exists.push(Ident {
+                name: fresh,
+                span: ispan,
+            });
+        }
+        let rename = |t: Type| {
+            t.rename_vars(&|v: &Sym| to.iter().find(|(x, _)| x == v).map(|(_, y)| y.clone()))
+        };
+        let fields: Vec<Field> = args.into_iter().map(|t| field(rename(t))).collect();
+        let context: Vec<Pred> = ctx
+            .into_iter()
+            .map(|p| Pred {
+                ty: rename(p.ty),
+                ..p
+            })
+            .collect();
+        for n in names {
+            // Infix if it has a fixity declaration too: the renamer knows.
+            let infix = fields.len() == 2 && n.name.starts_with(':') && labels.is_none();
+            let c = ConDecl {
+                name: n,
+                fields: fields.clone(),
+                infix,
+                gadt: true,
+                labels: labels.clone(),
+                exists: exists.clone(),
+                context: context.clone(),
+                span: ispan,
+            };
+            existential_allowed(&c, ispan);
+            constrs.push(c);
+        }
+    }
+    derivs_inside.append(&mut deriving);
+    data_decl(newtype, a, b, constrs, derivs_inside, span)
 }
 
 /// `deriving`, `deriving stock`, `deriving newtype` or `deriving anyclass`.
@@ -421,6 +674,9 @@ pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDe
         fields,
         infix: false,
         labels: Some(labels),
+        exists: Vec::new(),
+        gadt: false,
+        context: Vec::new(),
         span,
     }
 }

@@ -627,6 +627,15 @@ impl Printer {
     }
 
     fn con_decl(&mut self, c: &ConDecl) {
+        if !c.exists.is_empty() {
+            self.s("forall");
+            for v in &c.exists {
+                self.s(" ");
+                self.s(&v.name);
+            }
+            self.s(". ");
+        }
+        self.context(&c.context);
         if c.infix && c.fields.len() == 2 {
             self.field(&c.fields[0], TLvl::App);
             self.s(" ");
