@@ -308,7 +308,8 @@ fn mpi_bench(sizes: &[usize], rounds: usize) -> Result<(), ()> {
     Ok(())
 }
 
-fn main() -> ExitCode {
+// Public for src/bin/gph-mpi.rs, which is this program under another name.
+pub fn main() -> ExitCode {
     let cli = Cli::parse();
     // A bug in gph is reported in one line, never as a Rust backtrace; a
     // program too deep for the compiler's stack is reported below.

@@ -5,7 +5,8 @@
 //! every rank reach one eventlog.
 //!
 //! The default build has no MPI, so this test builds gph with the feature
-//! `mpi` into `target/mpi` (a few minutes, once). It needs Open MPI and
+//! `mpi` as `gph-mpi` beside the gph under test (a few minutes, once: the
+//! crates the feature leaves alone are shared). It needs Open MPI and
 //! libclang: where they are missing it installs them with apt-get (as
 //! root, as in CI); where it cannot, it says so and passes.
 

@@ -8,7 +8,7 @@ engine's speedup for N PEs (its virtual times, 1 PE / N PEs). Best of
 --runs runs each. The same gph binary (built with --features mpi) runs
 every engine.
 
-  CARGO_TARGET_DIR=target/mpi cargo build --release --features mpi
+  cargo build --release --features mpi --bin gph-mpi
   python3 bench/mpi/programs.py [--runs 2] [--tcp 4] [--quick]
 """
 import argparse
@@ -20,7 +20,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-GPH = os.path.join(ROOT, "target/mpi/release/gph")
+GPH = os.path.join(ROOT, "target/release/gph-mpi")
 # Sizes at which one PE takes 2 s or more on a 2-core laptop-class machine.
 PROGRAMS = [
     ("sumEuler", ["1", "4000", "100"]),

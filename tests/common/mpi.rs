@@ -28,11 +28,22 @@ pub fn mpi_gph() -> Option<&'static Path> {
     let r = GPH.get_or_init(|| {
         install_mpi()?;
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let target = root.join("target/mpi");
+        // Beside the gph under test, in the same target folder and profile:
+        // the crates the mpi feature leaves alone are built once for both
+        // (a target folder of its own built them all again, minutes on a
+        // 2-core machine).
+        let plain = Path::new(env!("CARGO_BIN_EXE_gph"));
+        let release = plain
+            .parent()
+            .and_then(|d| d.file_name())
+            .is_some_and(|d| d == "release");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .args(["build", "--quiet", "--features", "mpi", "--bin", "gph"])
-            .env("CARGO_TARGET_DIR", &target)
+        let mut build = Command::new(cargo);
+        build.args(["build", "--quiet", "--features", "mpi", "--bin", "gph-mpi"]);
+        if release {
+            build.arg("--release");
+        }
+        let out = build
             .current_dir(root)
             .output()
             .map_err(|e| format!("cargo: {e}"))?;
@@ -42,7 +53,7 @@ pub fn mpi_gph() -> Option<&'static Path> {
             "cargo build --features mpi failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        Ok(target.join("debug/gph"))
+        Ok(plain.with_file_name("gph-mpi"))
     });
     match r {
         Ok(p) => Some(p),
