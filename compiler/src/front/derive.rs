@@ -141,6 +141,11 @@ pub fn derive_instances(
             continue;
         }
         seen.push(&class.name);
+        // Every type is Typeable (the checker solves it), as in GHC since
+        // 7.10, where `deriving Typeable` is accepted and does nothing.
+        if is_typeable(class) {
+            continue;
+        }
         if via_newtype {
             match g.through_newtype(class) {
                 Ok(d) => decls.push(d),
@@ -294,6 +299,10 @@ pub fn generic_nfdata(decls: &mut [Decl], module: &str) {
 
 fn is_nfdata(class: &QName) -> bool {
     &*class.name == "NFData" && class.qual.as_deref() == Some("Gph.Prim")
+}
+
+fn is_typeable(class: &QName) -> bool {
+    &*class.name == "Typeable" && class.qual.as_deref() == Some("Gph.Prim")
 }
 
 fn is_generic(class: &QName) -> bool {

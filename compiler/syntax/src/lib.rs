@@ -65,6 +65,7 @@ pub const EXTENSIONS: &[&str] = &[
     "OverloadedStrings",
     "KindSignatures",
     "ExistentialQuantification",
+    "DeriveDataTypeable",
     "GADTSyntax",
     "GADTs",
     "Haskell2010",
