@@ -65,6 +65,10 @@ struct Flight {
 /// A rank silent this long is lost: twelve heartbeats missed.
 const LOST: Duration = Duration::from_secs(3);
 
+/// How long a rank that found another lost waits in MPI_Abort before it
+/// ends itself.
+const ABORT_GRACE: Duration = Duration::from_secs(2);
+
 /// A census reading: quiescent, sent, handled.
 type Reading = (bool, u64, u64);
 
@@ -233,6 +237,17 @@ impl<'a> MpiLink<'a> {
         };
         if let Some(k) = lost {
             eprintln!("gph: PE {k} lost");
+            // MPI_Abort asks mpirun, through PMIx, to end the job. Under
+            // load that request was once refused (PMIX BAD-PARAM) and the
+            // rank stayed in MPI_Abort, so the run hung (1 run in 9 of
+            // tests/mpi.rs's killed rank): this process ends regardless
+            // (`_exit`: no exit handlers of MPI's that could wait too).
+            std::thread::spawn(|| {
+                std::thread::sleep(ABORT_GRACE);
+                // SAFETY: _exit ends the process at once; nothing of this
+                // process runs after it.
+                unsafe { libc::_exit(1) }
+            });
             // MPI cannot go on without it: every rank ends, status 1.
             SimpleCommunicator::world().abort(1);
         }
