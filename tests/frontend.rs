@@ -159,27 +159,3 @@ fn module_import_cycles_are_rejected() {
     );
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
 }
-
-/// What gph leaves out of GHC's language is refused with a message that
-/// says so (GHC accepts these, so they are not in tests/errors/): a GADT
-/// whose constructors fix the type's parameter needs type refinement.
-#[test]
-fn gadt_type_refinement_is_refused_saying_why() {
-    let dir = tempfile::tempdir().unwrap();
-    let main = dir.path().join("Main.hs");
-    std::fs::write(
-        &main,
-        "{-# LANGUAGE GADTs #-}\n\
-         data Expr a where\n  IntE :: Int -> Expr Int\n  If :: Expr Bool -> Expr a -> Expr a -> Expr a\n\
-         main :: IO ()\nmain = print 1\n",
-    )
-    .unwrap();
-    let out = gph(&["check", main.to_str().unwrap()], None);
-    assert_eq!(out.status, Some(1), "{}", out.stderr);
-    assert!(
-        out.stderr
-            .contains("gph does not support GADTs' type refinement"),
-        "{}",
-        out.stderr
-    );
-}

@@ -84,6 +84,8 @@ pub struct Env<'a> {
     pub lp: &'a lift::Program,
     pub prims: HashMap<Sym, PrimInfo>,
     pub info: Info,
+    /// The GADT constructors that refine their type's parameters.
+    refining: HashSet<Sym>,
 }
 
 /// A set of variables, or "everything" (not used: see the module comment).
@@ -96,10 +98,18 @@ impl<'a> Env<'a> {
             .iter()
             .filter_map(|(orig, name, _)| prims::lookup(name).map(|p| (orig.clone(), p)))
             .collect();
+        let refining = lp
+            .data
+            .iter()
+            .flat_map(|d| &d.constrs)
+            .filter(|c| c.refines)
+            .map(|c| c.name.clone())
+            .collect();
         Env {
             lp,
             prims,
             info: Info::default(),
+            refining,
         }
     }
 
@@ -358,7 +368,17 @@ impl Kinds<'_, '_> {
                     self.vars.entry(b.id).or_insert(k);
                 }
                 for a in alts {
-                    self.evidence(&a.body);
+                    // In a GADT constructor's alternative a variable may
+                    // have another type than elsewhere (`f TI n = n + 1;
+                    // f (TL t) xs = ..`: `n` is an Int only there): what is
+                    // learnt inside stays inside.
+                    if matches!(&a.con, AltCon::Con(c) if self.env.refining.contains(c)) {
+                        let outside = self.vars.clone();
+                        self.evidence(&a.body);
+                        self.vars = outside;
+                    } else {
+                        self.evidence(&a.body);
+                    }
                 }
                 if let Some(d) = def {
                     self.evidence(d);

@@ -485,6 +485,7 @@ mod tests {
                     name: Sym::from("M.K"),
                     arity: 2,
                     strict: vec![false, true],
+                    refines: false,
                 }],
             }],
             binds: vec![(Sym::from("M.f"), e)],

@@ -1378,6 +1378,7 @@ pub fn prepare(p: &mut Program) -> u32 {
                 name: iores.clone(),
                 arity: 1,
                 strict: vec![false],
+                refines: false,
             }],
         });
     }

@@ -82,6 +82,10 @@ pub struct Constr {
     pub name: Sym,
     pub arity: usize,
     pub strict: Vec<bool>,
+    /// A GADT constructor whose result fixes its type's parameters: in its
+    /// alternatives a variable may have another type than outside (the
+    /// strictness analysis takes no evidence on representations from them).
+    pub refines: bool,
 }
 
 /// A whole program: data types and top-level bindings (one recursive group).

@@ -779,6 +779,7 @@ impl<'s> Desugar<'s> {
                 name: con.clone(),
                 arity: n,
                 strict: vec![false; n],
+                refines: false,
             }],
         });
         let fields = c
@@ -1429,6 +1430,7 @@ pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, 
                 name: Sym::from(*c),
                 arity: *a,
                 strict: vec![false; *a],
+                refines: false,
             })
             .collect(),
     };
@@ -1457,6 +1459,7 @@ pub fn desugar(program: &elab::Program, sources: &SourceMap) -> (core::Program, 
                         name: gname(&c.name),
                         arity: c.arity,
                         strict: c.strict.clone(),
+                        refines: c.refines,
                     })
                     .collect(),
             });

@@ -191,13 +191,14 @@ pub fn derive_instances(
         if let Some(c) = data
             .constrs
             .iter()
-            .find(|c| !c.exists.is_empty() || !c.context.is_empty())
+            .find(|c| !c.exists.is_empty() || !c.context.is_empty() || !c.eqs.is_empty())
         {
             diags.push(
                 g.cannot(
                     &class.name,
                     &format!(
-                        "the constructor `{}` has existential type variables or a context",
+                        "the constructor `{}` has existential type variables, a context or a \
+                         specialised result type",
                         c.name.name
                     ),
                 )

@@ -1612,6 +1612,7 @@ impl Renamer<'_> {
                     .into_iter()
                     .map(|c| ConDecl {
                         context: self.preds(c.context),
+                        eqs: c.eqs.into_iter().map(|(p, t)| (p, self.ty(t))).collect(),
                         // GHC shows a GADT-syntax operator infix only when
                         // it has a fixity declaration.
                         infix: c.infix

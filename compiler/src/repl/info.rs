@@ -260,7 +260,10 @@ impl<'a> Describe<'a> {
         let mut out = format!("type {name} :: {}\n", info.kind);
         match &info.def {
             TyConDef::Data { newtype, cons } => {
-                let mut head = name.clone();
+                let mut head = std::iter::once(name.clone())
+                    .chain((0..info.arity).map(var_name))
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let mut alts = Vec::new();
                 for c in cons {
                     let Some(dc) = env.datacons.get(c) else {
@@ -287,7 +290,11 @@ impl<'a> Describe<'a> {
                     };
                     let mut parts = split_arrows(&printed);
                     let result = parts.pop().unwrap_or_default();
-                    head = result;
+                    // A GADT constructor's result fixes parameters: the
+                    // head is another's (or the parameters'), not its own.
+                    if dc.eqs.is_empty() {
+                        head = result;
+                    }
                     alt.push_str(&shown(&c.name));
                     for (i, a) in parts.iter().enumerate() {
                         alt.push(' ');

@@ -666,13 +666,19 @@ impl Tc {
         let saved = std::mem::take(&mut self.wanted);
         let saved_givens = self.pat_givens.replace(Vec::new());
         let eq_start = self.deferred_eqs.len();
+        let links = self.pat_links.len();
         let r = body(self);
         self.table.level = outer;
         self.settle_deferred(eq_start, outer);
         let ws = std::mem::replace(&mut self.wanted, saved);
         let givens = std::mem::replace(&mut self.pat_givens, saved_givens).unwrap_or_default();
         let errored = self.diags.len() > diag_mark;
+        // Solved while a GADT match's refinements hold (`Show a` is `Show
+        // Int` in the branch of `IntE`), then the refinements end.
         self.solve_with_givens(ws, &givens, outer, errored, None);
+        for s in self.pat_links.split_off(links) {
+            self.table.skolems[s as usize].link = None;
+        }
         r
     }
 

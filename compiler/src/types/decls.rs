@@ -144,6 +144,7 @@ impl Tc {
                                 strict: std::iter::repeat_n(false, dicts)
                                     .chain(c.fields.iter().map(|f| f.strict))
                                     .collect(),
+                                refines: !c.eqs.is_empty(),
                             }
                         })
                         .collect(),

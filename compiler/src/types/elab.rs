@@ -41,6 +41,8 @@ pub struct ConDef {
     pub arity: usize,
     /// Per field: declared strict (`!t`).
     pub strict: Vec<bool>,
+    /// GADTs: its result fixes its type's parameters (a match refines).
+    pub refines: bool,
 }
 
 /// A class: the layout of its dictionary record.

@@ -47,12 +47,16 @@ pub struct DataConInfo {
     /// (the last `exists`) and a context.
     pub scheme: Scheme,
     pub exists: usize,
+    /// GADTs: the parameters its result fixes, each with its type (in the
+    /// scheme's variables); `scheme`'s result has them in their places.
+    pub eqs: Vec<(usize, Type)>,
 }
 
 impl DataConInfo {
-    /// Whether matching it brings hidden types or dictionaries into scope.
+    /// Whether matching it brings hidden types, dictionaries or equalities
+    /// into scope.
     pub fn is_existential(&self) -> bool {
-        self.exists > 0 || !self.scheme.preds.is_empty()
+        self.exists > 0 || !self.scheme.preds.is_empty() || !self.eqs.is_empty()
     }
 }
 

@@ -1010,10 +1010,10 @@ impl Tc {
                     }
                     return Pat::Wildcard(*span);
                 }
-                let (mut t, dicts) = if info.is_existential() {
+                let (mut t, dicts, eqs) = if info.is_existential() {
                     self.open_existential(&info, q, *span)
                 } else {
-                    (self.instantiate(&info.scheme).0, Vec::new())
+                    (self.instantiate(&info.scheme).0, Vec::new(), Vec::new())
                 };
                 let mut fields = Vec::new();
                 for _ in 0..info.arity {
@@ -1026,6 +1026,9 @@ impl Tc {
                     }
                 }
                 self.expect(exp, &t, *span, &Ctx::Pattern);
+                for (a, b) in eqs {
+                    self.refine(&a, &b, *span);
+                }
                 let mut ps = dicts;
                 for (a, ft) in args.iter().zip(&fields) {
                     let p = self.check_pat(a, ft, binds);
@@ -1120,7 +1123,7 @@ impl Tc {
         info: &super::env::DataConInfo,
         q: &QName,
         span: Span,
-    ) -> (Type, Vec<Pat>) {
+    ) -> (Type, Vec<Pat>, Vec<(Type, Type)>) {
         let nparams = info.scheme.vars.len() - info.exists;
         if self.pat_givens.is_none() || self.lazy_pat > 0 {
             self.error(
@@ -1144,7 +1147,7 @@ impl Tc {
                 .iter()
                 .map(|_| Pat::Wildcard(span))
                 .collect();
-            return (t, dicts);
+            return (t, dicts, Vec::new());
         }
         let owner = Some((
             Sym::from(format!("the pattern of the constructor `{}`", q.name)),
@@ -1156,7 +1159,28 @@ impl Tc {
             let sk = self.table.skolem(name, owner.clone());
             args.push(sk);
         }
-        let t = subst_gen(&info.scheme.ty, &args);
+        let mut t = subst_gen(&info.scheme.ty, &args);
+        // GADTs: the pattern's type has the type's parameters in every
+        // place; what the constructor fixes them to is an equality the
+        // match refines them by (`refine`, once the scrutinee's type is met).
+        let mut eqs = Vec::new();
+        if !info.eqs.is_empty() {
+            let mut fields = Vec::new();
+            for _ in 0..info.arity {
+                match self.as_fun(&t) {
+                    Some((a, r)) => {
+                        fields.push(a);
+                        t = r;
+                    }
+                    None => break,
+                }
+            }
+            let res = Type::apps(Type::con(info.tycon), args[..nparams].iter().cloned());
+            t = fields.into_iter().rev().fold(res, |r, a| self.fun(a, r));
+            for (i, et) in &info.eqs {
+                eqs.push((args[*i].clone(), subst_gen(et, &args)));
+            }
+        }
         let mut pats = Vec::new();
         let mut givens = self.pat_givens.take().unwrap_or_default();
         for p in &info.scheme.preds {
@@ -1167,7 +1191,44 @@ impl Tc {
             pats.push(Pat::Var(d, span));
         }
         self.pat_givens = Some(givens);
-        (t, pats)
+        (t, pats, eqs)
+    }
+
+    /// A GADT match's equality `a ~ b` (a parameter of the scrutinee's
+    /// type and what the constructor fixes it to), taken apart: a rigid
+    /// variable met on either side is linked to the other side for the rest
+    /// of the match's scope (`pat_scope` cuts the link; of two rigid
+    /// variables the inner one, the pattern's own, is linked, so that the
+    /// branch's types are told in the signature's); anything else must
+    /// unify.
+    fn refine(&mut self, a: &Type, b: &Type, span: Span) {
+        gph_syntax::stack::guard();
+        let (a, b) = (self.table.head(a), self.table.head(b));
+        let level = |tc: &Tc, s: u32| tc.table.skolems[s as usize].level;
+        let link = match (a.ty(), b.ty()) {
+            (Ty::Skol(x), Ty::Skol(y)) if x == y => return,
+            (Ty::Skol(x), Ty::Skol(y)) if level(self, *y) > level(self, *x) => {
+                Some((*y, a.clone()))
+            }
+            (Ty::Skol(x), _) if !mentions_skolem(&mut self.table, &b, *x) => Some((*x, b.clone())),
+            (_, Ty::Skol(y)) if !mentions_skolem(&mut self.table, &a, *y) => Some((*y, a.clone())),
+            (Ty::App(f1, a1), Ty::App(f2, a2)) => {
+                let (f1, a1, f2, a2) = (f1.clone(), a1.clone(), f2.clone(), a2.clone());
+                self.refine(&f1, &f2, span);
+                self.refine(&a1, &a2, span);
+                return;
+            }
+            _ => None,
+        };
+        match link {
+            Some((s, t)) => {
+                self.table.skolems[s as usize].link = Some(t);
+                self.pat_links.push(s);
+            }
+            None => {
+                self.expect(&a, &b, span, &Ctx::Pattern);
+            }
+        }
     }
 
     fn tc_pat_lit(&mut self, l: &Literal, negative: bool, exp: &Type, span: Span) -> Pat {
@@ -1232,4 +1293,22 @@ fn bind_patterns(stmts: &[ast::Stmt]) -> Vec<&ast::Pat> {
             _ => None,
         })
         .collect()
+}
+
+/// Whether the rigid variable `s` occurs in `t`.
+fn mentions_skolem(table: &mut TypeTable, t: &Type, s: u32) -> bool {
+    gph_syntax::stack::guard();
+    let t = table.prune(t);
+    match t.ty() {
+        Ty::Skol(x) => *x == s,
+        Ty::App(f, a) => {
+            let (f, a) = (f.clone(), a.clone());
+            mentions_skolem(table, &f, s) || mentions_skolem(table, &a, s)
+        }
+        Ty::Syn(_, _, e) => {
+            let e = e.clone();
+            mentions_skolem(table, &e, s)
+        }
+        _ => false,
+    }
 }

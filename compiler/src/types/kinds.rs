@@ -635,6 +635,25 @@ impl Tc {
                 for p in &c.context {
                     self.check_pred_kind(p, &mut scope, false);
                 }
+                // A refined parameter's type has the parameter's kind.
+                for (p, t) in &c.eqs {
+                    let pk = scope
+                        .iter()
+                        .find(|(n, _)| *n == p.name)
+                        .map(|(_, k)| k.clone());
+                    if let (Some(pk), Some(k)) = (pk, self.kind_of(t, &mut scope, false)) {
+                        if !self.kunify(&pk, &k) {
+                            self.error(Diagnostic::error(
+                                t.span(),
+                                format!(
+                                    "kind mismatch: `{}` stands where the parameter `{}` is",
+                                    show_ast_type(t),
+                                    p.name
+                                ),
+                            ));
+                        }
+                    }
+                }
                 scope.truncate(mark);
             }
         }
@@ -696,7 +715,6 @@ impl Tc {
         }
         // 5. Constructors.
         for (tc, dd, _) in &datas {
-            let res = Type::apps(Type::con(*tc), (0..dd.params.len() as u32).map(Type::gen));
             for (tag, c) in dd.constrs.iter().enumerate() {
                 // The type's parameters, then the constructor's existential
                 // variables.
@@ -718,6 +736,22 @@ impl Tc {
                         })
                     })
                     .collect();
+                // The result: a refined parameter is what it is fixed to.
+                let eqs: Vec<(usize, Type)> = c
+                    .eqs
+                    .iter()
+                    .filter_map(|(p, t)| {
+                        let i = dd.params.iter().position(|q| q.name == p.name)?;
+                        Some((i, self.to_type(t, &vars)))
+                    })
+                    .collect();
+                let res = Type::apps(
+                    Type::con(*tc),
+                    (0..dd.params.len()).map(|i| match eqs.iter().find(|(j, _)| *j == i) {
+                        Some((_, t)) => t.clone(),
+                        None => Type::gen(i as u32),
+                    }),
+                );
                 let fields: Vec<Type> = c
                     .fields
                     .iter()
@@ -752,6 +786,7 @@ impl Tc {
                             ty,
                         },
                         exists: c.exists.len(),
+                        eqs,
                     },
                 );
             }

@@ -148,6 +148,9 @@ pub struct Tc {
     pub pat_givens: Option<Vec<Given>>,
     /// Inside a lazy pattern (`~p`), where no existential may be matched.
     pub lazy_pat: u32,
+    /// The rigid variables GADT matches have refined (`Tc::refine`),
+    /// innermost last: each `pat_scope` cuts the links it made.
+    pub pat_links: Vec<u32>,
 }
 
 impl Tc {
@@ -177,6 +180,7 @@ impl Tc {
             deferred_eqs: Vec::new(),
             pat_givens: None,
             lazy_pat: 0,
+            pat_links: Vec::new(),
         };
         tc.init_builtins();
         tc
@@ -224,6 +228,7 @@ impl Tc {
                     ty,
                 },
                 exists: 0,
+                eqs: Vec::new(),
             },
         );
     }

@@ -222,6 +222,10 @@ pub struct SkolInfo {
     pub level: u32,
     /// The binding whose signature bound it ("the type signature for `f`").
     pub owner: Option<(Sym, gph_syntax::Span)>,
+    /// What it equals inside a GADT match that refines it (`a ~ Int` in
+    /// the branch of `IntE :: Int -> Expr Int`): followed like a meta
+    /// variable's link while the branch is checked, cut after.
+    pub link: Option<Type>,
 }
 
 /// Why two types failed to unify.
@@ -272,17 +276,32 @@ impl TypeTable {
             name,
             level: self.level,
             owner,
+            link: None,
         });
         Type::new(Ty::Skol(v))
     }
 
     /// Follows variable links (with path compression), keeping synonyms.
     pub fn prune(&mut self, t: &Type) -> Type {
+        let r = self.prune_vars(t);
+        // A rigid variable refined by a GADT match: followed, never
+        // compressed into a variable's link (it is cut when the match's
+        // scope ends).
+        if let Ty::Skol(s) = r.ty() {
+            if let Some(l) = self.skolems[*s as usize].link.clone() {
+                return self.prune(&l);
+            }
+        }
+        r
+    }
+
+    /// Follows meta variables' links only (with path compression).
+    fn prune_vars(&mut self, t: &Type) -> Type {
         gph_syntax::stack::guard();
         if let Ty::Var(v) = t.ty() {
             let v = *v as usize;
             if let Some(l) = self.vars[v].link.clone() {
-                let r = self.prune(&l);
+                let r = self.prune_vars(&l);
                 if !r.ptr_eq(&l) {
                     self.vars[v].link = Some(r.clone());
                 }
@@ -446,7 +465,15 @@ impl TypeTable {
     /// or skolem).
     fn adjust_ground(&mut self, v: u32, level: u32, t: &Type) -> Result<bool, AdjustError> {
         gph_syntax::stack::guard();
-        let t = self.prune(t);
+        // A refined rigid variable (a link that will be cut) is never
+        // ground: what contains it is not cached as ground.
+        let t = self.prune_vars(t);
+        if let Ty::Skol(s) = t.ty() {
+            if let Some(l) = self.skolems[*s as usize].link.clone() {
+                self.adjust_ground(v, level, &l)?;
+                return Ok(false);
+            }
+        }
         match t.ty() {
             Ty::Var(w) => {
                 if *w == v {

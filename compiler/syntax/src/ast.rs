@@ -223,6 +223,9 @@ pub struct ConDecl {
     pub context: Vec<Pred>,
     /// Declared by its signature in GADT syntax.
     pub gadt: bool,
+    /// GADTs: the type's parameters its result fixes, with what to (`a ~
+    /// Int` for `IntE :: Int -> Expr Int`); a match refines them.
+    pub eqs: Vec<(Ident, Type)>,
     pub span: Span,
 }
 

@@ -312,6 +312,7 @@ pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Re
                 labels: None,
                 exists: Vec::new(),
                 gadt: false,
+                eqs: Vec::new(),
                 context: Vec::new(),
                 span,
             })
@@ -333,6 +334,7 @@ pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Re
                 labels: None,
                 exists: Vec::new(),
                 gadt: false,
+                eqs: Vec::new(),
                 context: Vec::new(),
                 span,
             })
@@ -345,6 +347,20 @@ pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Re
 const EXISTENTIAL_EXTENSIONS: &[&str] = &["ExistentialQuantification", "ExistentialTypes", "GADTs"];
 
 fn existential_allowed(c: &ConDecl, span: Span) {
+    if !c.eqs.is_empty() && !enabled("GADTs") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                format!(
+                    "the constructor `{}` fixes a parameter of its type in its result: \
+                     that needs {{-# LANGUAGE GADTs #-}}",
+                    c.name.name
+                ),
+            )
+            .with_help("add the pragma at the top of the file"),
+        );
+        return;
+    }
     if (!c.exists.is_empty() || !c.context.is_empty())
         && !EXISTENTIAL_EXTENSIONS.iter().any(|e| enabled(e))
     {
@@ -406,12 +422,11 @@ pub enum GadtItem {
     Deriving(Vec<Derived>),
 }
 
-/// `data T a where C :: t -> T a; ...` (GADTSyntax), as the equivalent
-/// Haskell 2010 declaration: each constructor's result must be the type
-/// applied to distinct variables, which are renamed to the declaration's
-/// parameters; its other variables are existential. A result that fixes a
-/// parameter (`IntE :: Int -> Expr Int`) needs type refinement in `case`,
-/// which gph's checker does not have: an error says so.
+/// `data T a where C :: t -> T a; ...` (GADTSyntax): each constructor's
+/// result applies the type to variables, which are renamed to the
+/// declaration's parameters, and its other variables are existential. A
+/// result that fixes a parameter (`IntE :: Int -> Expr Int`) gives the
+/// constructor an equality (`a ~ Int`, GADTs), which a match refines.
 #[allow(clippy::too_many_arguments)]
 pub fn gadt_decl(
     newtype: bool,
@@ -501,32 +516,17 @@ pub fn gadt_decl(
                 ),
             );
         }
-        // Result variable k stands for parameter k.
+        // Result variable k stands for parameter k; a parameter the result
+        // fixes (`Expr Int`, or a variable repeated) is an equality a match
+        // brings into scope (GADTs' type refinement).
         let mut to: Vec<(Sym, Sym)> = Vec::new();
-        for (r, p) in rargs.iter().zip(&params) {
+        let mut refined: Vec<(Ident, Type)> = Vec::new();
+        for (r, p) in rargs.into_iter().zip(&params) {
             match r {
                 Type::Var(v) if !to.iter().any(|(x, _)| *x == v.name) => {
                     to.push((v.name.clone(), p.name.clone()))
                 }
-                other => {
-                    return fail_diag(
-                        Diagnostic::error(
-                            other.span(),
-                            format!(
-                                "gph does not support GADTs' type refinement: the constructor {} \
-                                 fixes the parameter `{}` of `{}`",
-                                shown(&names),
-                                p.name,
-                                name.name
-                            ),
-                        )
-                        .with_help(
-                            "each constructor's result must apply the type to distinct type \
-                             variables, as in Haskell 2010; an equality such as `a ~ Int` is not \
-                             supported either",
-                        ),
-                    )
-                }
+                other => refined.push((p.clone(), other)),
             }
         }
         // A variable of the signature that is not a result variable but has
@@ -537,6 +537,9 @@ pub fn gadt_decl(
         }
         for p in &ctx {
             p.ty.vars_into(&mut sig_vars);
+        }
+        for (_, t) in &refined {
+            t.vars_into(&mut sig_vars);
         }
         let mut exists = Vec::new();
         for v in &sig_vars {
@@ -566,6 +569,7 @@ pub fn gadt_decl(
                 ..p
             })
             .collect();
+        let eqs: Vec<(Ident, Type)> = refined.into_iter().map(|(p, t)| (p, rename(t))).collect();
         for n in names {
             // Infix if it has a fixity declaration too: the renamer knows.
             let infix = fields.len() == 2 && n.name.starts_with(':') && labels.is_none();
@@ -577,6 +581,7 @@ pub fn gadt_decl(
                 labels: labels.clone(),
                 exists: exists.clone(),
                 context: context.clone(),
+                eqs: eqs.clone(),
                 span: ispan,
             };
             existential_allowed(&c, ispan);
@@ -676,6 +681,7 @@ pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDe
         labels: Some(labels),
         exists: Vec::new(),
         gadt: false,
+        eqs: Vec::new(),
         context: Vec::new(),
         span,
     }
