@@ -101,11 +101,11 @@ pub fn selectors(data: &DataDecl, module: &Sym) -> Vec<Decl> {
         // no selector function (its type would escape), as in GHC; it can
         // still be given and matched by name.
         let escapes = data.constrs.iter().any(|c| {
-            c.labels.iter().flatten().zip(&c.fields).any(|(l, f)| {
-                let mut vs = Vec::new();
-                f.ty.vars_into(&mut vs);
-                l.name == label.name && c.exists.iter().any(|e| vs.contains(&e.name))
-            })
+            c.labels
+                .iter()
+                .flatten()
+                .zip(&c.fields)
+                .any(|(l, f)| l.name == label.name && c.hides(f))
         });
         if escapes {
             continue;

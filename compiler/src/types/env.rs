@@ -115,6 +115,9 @@ pub struct Env {
     pub values: HashMap<Global, ValueInfo>,
     /// Methods: global name to (class, index among its methods).
     pub methods: HashMap<Global, (ClassId, usize)>,
+    /// Field labels whose type an existential constructor hides: they have
+    /// no selector function (records.rs), and a use says why.
+    pub hidden_fields: std::collections::HashSet<Global>,
 }
 
 impl Env {

@@ -458,6 +458,22 @@ impl Tc {
                     });
                     (Expr::Pending(id), t)
                 }
+                None if self.env.hidden_fields.contains(&g) => {
+                    self.error(
+                        Diagnostic::error(
+                            q.span,
+                            format!(
+                                "cannot use the record selector `{}` as a function: the type of \
+                                 its field is hidden by an existential constructor",
+                                q.name
+                            ),
+                        )
+                        .with_help(
+                            "match the constructor instead: `case r of C { field = x } -> ...`",
+                        ),
+                    );
+                    (Expr::global(g, q.span), Type::error())
+                }
                 None => {
                     self.error(Diagnostic::error(q.span, format!("`{q}` is not in scope")));
                     (Expr::global(g, q.span), Type::error())

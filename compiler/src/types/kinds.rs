@@ -766,6 +766,11 @@ impl Tc {
                     .iter()
                     .rev()
                     .fold(res.clone(), |r, a| self.fun(a.clone(), r));
+                for (l, f) in c.labels.iter().flatten().zip(&c.fields) {
+                    if c.hides(f) {
+                        self.env.hidden_fields.insert(g(&l.name));
+                    }
+                }
                 let name = g(&c.name.name);
                 self.env.datacons.insert(
                     name.clone(),

@@ -229,6 +229,16 @@ pub struct ConDecl {
     pub span: Span,
 }
 
+impl ConDecl {
+    /// Whether the field's type mentions a type variable the constructor
+    /// hides (then the field has no selector function).
+    pub fn hides(&self, field: &Field) -> bool {
+        let mut vs = Vec::new();
+        field.ty.vars_into(&mut vs);
+        self.exists.iter().any(|e| vs.contains(&e.name))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Field {
     pub strict: bool,
