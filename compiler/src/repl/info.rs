@@ -306,7 +306,19 @@ impl<'a> Describe<'a> {
                     alts.push(alt);
                 }
                 let keyword = if *newtype { "newtype" } else { "data" };
-                if alts.is_empty() {
+                // A GADT (a constructor fixes a parameter): each
+                // constructor by its signature, as GHCi shows it.
+                let gadt: Vec<String> = cons
+                    .iter()
+                    .filter_map(|c| env.datacons.get(c).map(|dc| (c, dc)))
+                    .map(|(c, dc)| format!("  {} :: {}\n", shown(&c.name), self.scheme(&dc.scheme)))
+                    .collect();
+                let refines = cons
+                    .iter()
+                    .any(|c| env.datacons.get(c).is_some_and(|dc| !dc.eqs.is_empty()));
+                if refines {
+                    out.push_str(&format!("{keyword} {head} where\n{}", gadt.concat()));
+                } else if alts.is_empty() {
                     out.push_str(&format!("{keyword} {head}\n"));
                 } else {
                     out.push_str(&format!("{keyword} {head} = {}\n", alts.join(" | ")));

@@ -613,7 +613,12 @@ impl<'a> Shower<'a> {
             parts.push(Task::Text(")"));
             return;
         }
-        let items: Vec<Item<'a>> = fs.iter().map(|f| Item::Node(*f)).collect();
+        // An existential constructor's dictionaries are not shown.
+        let items: Vec<Item<'a>> = fs
+            .iter()
+            .filter(|f| !self.hidden(**f))
+            .map(|f| Item::Node(*f))
+            .collect();
         let name = Some(info.display.to_string());
         self.apply(Item::Own(paren_op(&info.display)), name, items, prec, parts);
     }
@@ -871,7 +876,13 @@ impl<'a> Shower<'a> {
                 parts.push(Task::Text("; "));
             }
             first = false;
-            let vars: Vec<&str> = alt.vars.iter().map(names).collect();
+            // An existential constructor's dictionaries are bound unseen.
+            let vars: Vec<&str> = alt
+                .vars
+                .iter()
+                .filter(|s| !info.frame.dict.get(**s as usize).copied().unwrap_or(false))
+                .map(names)
+                .collect();
             let pat = match &alt.key {
                 AltKey::Lit(l) => lit_text(l),
                 AltKey::Con(k) => {
@@ -992,7 +1003,11 @@ impl<'a> Shower<'a> {
                 }
                 let d = &p.cons[*c as usize].display;
                 let op = Some(d.to_string());
-                let items = args.iter().map(|a| Item::Tmpl(a, ctx)).collect();
+                let items = args
+                    .iter()
+                    .filter(|a| !self.t_hidden(a, ctx))
+                    .map(|a| Item::Tmpl(a, ctx))
+                    .collect();
                 self.apply(Item::Own(paren_op(d)), op, items, prec, parts);
             }
             T::App(f, args, dict) => {
