@@ -111,12 +111,33 @@ pub fn derive_instances(
     let mut decls = Vec::new();
     let mut diags = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
-    for Derived { class, strategy } in &data.deriving {
+    for Derived {
+        class,
+        strategy,
+        standalone,
+    } in &data.deriving
+    {
         let ix = &*class.name == "Ix" && class.qual.as_deref() == Some("Data.Ix");
         let stock = ix
             || (matches!(class.qual.as_deref(), None | Some("Prelude"))
                 && DERIVABLE.contains(&&*class.name));
-        let g = Gen::new(data, module, class.span, fixities);
+        let mut g = Gen::new(data, module, class.span, fixities);
+        // A standalone declaration's instance has the context written (as
+        // GHC's), in the declaration's parameter names.
+        if let Some((ctx, vars)) = standalone {
+            let to = |v: &Sym| {
+                let i = vars.iter().position(|x| x == v)?;
+                data.params.get(i).map(|p| p.name.clone())
+            };
+            g.written = Some(
+                ctx.iter()
+                    .map(|p| Pred {
+                        ty: p.ty.clone().rename_vars(&to),
+                        ..p.clone()
+                    })
+                    .collect(),
+            );
+        }
         // GHC's choice when no strategy is written: stock for what it
         // derives (a newtype's Eq, Ord, ... via the newtype with
         // GeneralizedNewtypeDeriving: the same results), else newtype
@@ -186,13 +207,14 @@ pub fn derive_instances(
             );
             continue;
         }
-        // As GHC: a stock instance is written for constructors that hide
-        // no types (the hidden ones have no instance to call).
-        if let Some(c) = data
-            .constrs
-            .iter()
-            .find(|c| !c.exists.is_empty() || !c.context.is_empty() || !c.eqs.is_empty())
-        {
+        // As GHC: a deriving clause writes a stock instance for
+        // constructors that hide or fix no types; a standalone declaration
+        // for any (a hidden type's instance then comes from the context
+        // the constructor packs, or the instance is a type error).
+        if let Some(c) = data.constrs.iter().find(|c| {
+            standalone.is_none()
+                && (!c.exists.is_empty() || !c.context.is_empty() || !c.eqs.is_empty())
+        }) {
             diags.push(
                 g.cannot(
                     &class.name,
@@ -202,7 +224,10 @@ pub fn derive_instances(
                         c.name.name
                     ),
                 )
-                .with_help("write the instance by hand"),
+                .with_help(
+                    "derive it with a standalone declaration (`deriving instance Show (T a)`, \
+                     which takes the context written), or write the instance by hand",
+                ),
             );
             continue;
         }
@@ -379,6 +404,8 @@ struct Gen<'a> {
     fixities: &'a HashMap<Sym, (Assoc, u8)>,
     /// Numbers the variables of the Functor/Foldable/Traversable code.
     fresh: std::cell::Cell<usize>,
+    /// The instance's context when written (standalone deriving).
+    written: Option<Vec<Pred>>,
 }
 
 impl<'a> Gen<'a> {
@@ -394,6 +421,7 @@ impl<'a> Gen<'a> {
             span,
             fixities,
             fresh: std::cell::Cell::new(0),
+            written: None,
         }
     }
 }
@@ -578,6 +606,9 @@ impl Gen<'_> {
             .collect();
         if is_generic(&class) {
             context.clear();
+        }
+        if let Some(w) = &self.written {
+            context = w.clone();
         }
         Decl::Instance(InstanceDecl {
             context,

@@ -1637,6 +1637,7 @@ impl Renamer<'_> {
                     .into_iter()
                     .map(|d| Derived {
                         class: self.global(Ns::Type, d.class),
+                        standalone: d.standalone.map(|(ctx, vars)| (self.preds(ctx), vars)),
                         ..d
                     })
                     .collect();

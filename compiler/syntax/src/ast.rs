@@ -190,6 +190,12 @@ pub struct DataDecl {
 pub struct Derived {
     pub class: QName,
     pub strategy: Strategy,
+    /// From `deriving instance ctx => C (T a ..)` (StandaloneDeriving):
+    /// the context written, its variables renamed to the declaration's
+    /// parameters by the derivation (the head's variables, in order, are
+    /// the second part). GHC derives there for GADTs and existential
+    /// constructors too, with that context.
+    pub standalone: Option<(Vec<Pred>, Vec<Sym>)>,
 }
 
 /// How an instance is derived (DerivingStrategies).

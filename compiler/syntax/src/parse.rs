@@ -636,7 +636,10 @@ pub fn standalone_deriving(
         None,
         "add the pragma at the top of the file, or derive in the type's declaration",
     );
-    let head = b.unwrap_or(a);
+    let (written, head) = match b {
+        Some(h) => (context(a)?, h),
+        None => (Vec::new(), a),
+    };
     let bad = || {
         fail(
             head.span(),
@@ -650,9 +653,14 @@ pub fn standalone_deriving(
         return bad();
     };
     let mut t = &**ty;
-    while let Type::App(f, _, _) = t {
+    let mut vars = Vec::new();
+    while let Type::App(f, x, _) = t {
+        if let Type::Var(v) = &**x {
+            vars.push(v.name.clone());
+        }
         t = f;
     }
+    vars.reverse();
     let Type::Con(tycon) = t else {
         return bad();
     };
@@ -660,6 +668,7 @@ pub fn standalone_deriving(
         Derived {
             class: class.clone(),
             strategy,
+            standalone: Some((written, vars)),
         },
         tycon.clone(),
     ))
