@@ -308,16 +308,17 @@ impl<'a> Describe<'a> {
                 let keyword = if *newtype { "newtype" } else { "data" };
                 // A GADT (a constructor fixes a parameter): each
                 // constructor by its signature, as GHCi shows it.
-                let gadt: Vec<String> = cons
-                    .iter()
-                    .filter_map(|c| env.datacons.get(c).map(|dc| (c, dc)))
-                    .map(|(c, dc)| format!("  {} :: {}\n", shown(&c.name), self.scheme(&dc.scheme)))
-                    .collect();
                 let refines = cons
                     .iter()
                     .any(|c| env.datacons.get(c).is_some_and(|dc| !dc.eqs.is_empty()));
                 if refines {
-                    out.push_str(&format!("{keyword} {head} where\n{}", gadt.concat()));
+                    out.push_str(&format!("{keyword} {head} where\n"));
+                    for c in cons {
+                        if let Some(dc) = env.datacons.get(c) {
+                            let sig = self.scheme(&dc.scheme);
+                            out.push_str(&format!("  {} :: {sig}\n", shown(&c.name)));
+                        }
+                    }
                 } else if alts.is_empty() {
                     out.push_str(&format!("{keyword} {head}\n"));
                 } else {

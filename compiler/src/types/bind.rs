@@ -686,24 +686,20 @@ impl Tc {
     fn opens_existential(&self, p: &ast::Pat) -> bool {
         gph_syntax::stack::guard();
         use ast::Pat as P;
+        let existential = |q: &QName| {
+            self.env
+                .datacons
+                .get(&Tc::global_of(q))
+                .is_some_and(|i| i.is_existential())
+        };
         match p {
-            P::Con(q, args, _) => {
-                self.env
-                    .datacons
-                    .get(&Tc::global_of(q))
-                    .is_some_and(|i| i.is_existential())
-                    || args.iter().any(|a| self.opens_existential(a))
-            }
+            P::Con(q, args, _) => existential(q) || args.iter().any(|a| self.opens_existential(a)),
             P::Tuple(ps, _) | P::List(ps, _) => ps.iter().any(|a| self.opens_existential(a)),
             P::As(_, p, _) | P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => {
                 self.opens_existential(p)
             }
             P::Record(q, fs, _, _) => {
-                self.env
-                    .datacons
-                    .get(&Tc::global_of(q))
-                    .is_some_and(|i| i.is_existential())
-                    || fs.iter().any(|(_, a)| self.opens_existential(a))
+                existential(q) || fs.iter().any(|(_, a)| self.opens_existential(a))
             }
             P::OpChain(items, _) => items.iter().any(|i| match i {
                 ast::ChainItem::Operand(a) => self.opens_existential(a),

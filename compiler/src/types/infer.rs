@@ -1026,10 +1026,20 @@ impl Tc {
                     }
                     return Pat::Wildcard(*span);
                 }
-                let (mut t, dicts, eqs) = if info.is_existential() {
+                let Opened {
+                    ty: mut t,
+                    result,
+                    dicts,
+                    eqs,
+                } = if info.is_existential() {
                     self.open_existential(&info, q, *span)
                 } else {
-                    (self.instantiate(&info.scheme).0, Vec::new(), Vec::new())
+                    Opened {
+                        ty: self.instantiate(&info.scheme).0,
+                        result: None,
+                        dicts: Vec::new(),
+                        eqs: Vec::new(),
+                    }
                 };
                 let mut fields = Vec::new();
                 for _ in 0..info.arity {
@@ -1041,6 +1051,7 @@ impl Tc {
                         None => fields.push(Type::error()),
                     }
                 }
+                let t = result.unwrap_or(t);
                 self.expect(exp, &t, *span, &Ctx::Pattern);
                 for (a, b) in eqs {
                     self.refine(&a, &b, *span);
@@ -1132,14 +1143,16 @@ impl Tc {
     }
 
     /// The type of an existential constructor's pattern, its hidden types
-    /// rigid, and the patterns that bind the dictionaries it packs (which
-    /// become givens of the enclosing `pat_scope`).
+    /// rigid (with, for a GADT constructor, the result the pattern meets
+    /// the scrutinee with, and the equalities that refine it), and the
+    /// patterns that bind the dictionaries it packs (which become givens of
+    /// the enclosing `pat_scope`).
     fn open_existential(
         &mut self,
         info: &super::env::DataConInfo,
         q: &QName,
         span: Span,
-    ) -> (Type, Vec<Pat>, Vec<(Type, Type)>) {
+    ) -> Opened {
         let nparams = info.scheme.vars.len() - info.exists;
         if self.pat_givens.is_none() || self.lazy_pat > 0 {
             self.error(
@@ -1163,7 +1176,12 @@ impl Tc {
                 .iter()
                 .map(|_| Pat::Wildcard(span))
                 .collect();
-            return (t, dicts, Vec::new());
+            return Opened {
+                ty: t,
+                result: None,
+                dicts,
+                eqs: Vec::new(),
+            };
         }
         let owner = Some((
             Sym::from(format!("the pattern of the constructor `{}`", q.name)),
@@ -1175,28 +1193,17 @@ impl Tc {
             let sk = self.table.skolem(name, owner.clone());
             args.push(sk);
         }
-        let mut t = subst_gen(&info.scheme.ty, &args);
-        // GADTs: the pattern's type has the type's parameters in every
-        // place; what the constructor fixes them to is an equality the
-        // match refines them by (`refine`, once the scrutinee's type is met).
-        let mut eqs = Vec::new();
-        if !info.eqs.is_empty() {
-            let mut fields = Vec::new();
-            for _ in 0..info.arity {
-                match self.as_fun(&t) {
-                    Some((a, r)) => {
-                        fields.push(a);
-                        t = r;
-                    }
-                    None => break,
-                }
-            }
-            let res = Type::apps(Type::con(info.tycon), args[..nparams].iter().cloned());
-            t = fields.into_iter().rev().fold(res, |r, a| self.fun(a, r));
-            for (i, et) in &info.eqs {
-                eqs.push((args[*i].clone(), subst_gen(et, &args)));
-            }
-        }
+        let t = subst_gen(&info.scheme.ty, &args);
+        // GADTs: the pattern meets the scrutinee with the type's parameters
+        // in every place; what the constructor fixes them to is an equality
+        // the match refines them by (`refine`, once they are met).
+        let result = (!info.eqs.is_empty())
+            .then(|| Type::apps(Type::con(info.tycon), args[..nparams].iter().cloned()));
+        let eqs = info
+            .eqs
+            .iter()
+            .map(|(i, et)| (args[*i].clone(), subst_gen(et, &args)))
+            .collect();
         let mut pats = Vec::new();
         let mut givens = self.pat_givens.take().unwrap_or_default();
         for p in &info.scheme.preds {
@@ -1207,7 +1214,12 @@ impl Tc {
             pats.push(Pat::Var(d, span));
         }
         self.pat_givens = Some(givens);
-        (t, pats, eqs)
+        Opened {
+            ty: t,
+            result,
+            dicts: pats,
+            eqs,
+        }
     }
 
     /// A GADT match's equality `a ~ b` (a parameter of the scrutinee's
@@ -1327,4 +1339,17 @@ fn mentions_skolem(table: &mut TypeTable, t: &Type, s: u32) -> bool {
         }
         _ => false,
     }
+}
+
+/// A constructor's pattern, opened (`Tc::open_existential`).
+struct Opened {
+    /// `fields -> result`.
+    ty: Type,
+    /// For a GADT constructor: the result the pattern meets the scrutinee
+    /// with (the type's parameters in every place).
+    result: Option<Type>,
+    /// The patterns that bind the dictionaries it packs.
+    dicts: Vec<Pat>,
+    /// The equalities that refine the parameters (`Tc::refine`).
+    eqs: Vec<(Type, Type)>,
 }
