@@ -435,8 +435,9 @@ pub enum Prim {
     /// of the input (an IO action): a new process; the name of its input
     /// channel.
     EdenCreate,
-    /// IO. An IO action: a new thread running it.
-    EdenFork,
+    /// IO. An IO action: a new thread of this PE (and of this Eden
+    /// process) running it: its id, an Int (forkIO, Eden's own threads).
+    Fork,
     /// IO. Evaluated Int: this thread sends on that channel from now on.
     EdenConnect,
     /// IO. A channel and an evaluated value: a tuple splits the channel
@@ -467,6 +468,37 @@ pub enum Prim {
     WriteIORef,
     /// Two evaluated cells: Bool, whether they are the same cell.
     SameIORef,
+    /// IO. Any value: a new MVar (a MUTVAR marked as one) holding it.
+    NewMVar,
+    /// IO. A new empty MVar.
+    NewEmptyMVar,
+    /// IO. An evaluated MVar: its value, leaving it empty; the thread
+    /// blocks while it is empty.
+    TakeMVar,
+    /// IO. An evaluated MVar and any value: fills it; the thread blocks
+    /// while it is full.
+    PutMVar,
+    /// IO. An evaluated MVar: its value, leaving it full (blocks while
+    /// empty).
+    ReadMVar,
+    /// IO. An evaluated MVar: `[value]`, emptying it, or `[]` when empty.
+    TryTakeMVar,
+    /// IO Bool. An evaluated MVar and any value: whether it was empty (and
+    /// is filled now).
+    TryPutMVar,
+    /// IO. An evaluated MVar: `[value]` or `[]`, leaving it as it is.
+    TryReadMVar,
+    /// IO Int: the running thread's id.
+    MyThreadId,
+    /// IO: ends the thread's time slice; it goes to the back of the run
+    /// queue.
+    Yield,
+    /// IO. An evaluated Int: the thread sleeps that many microseconds
+    /// (wall clock) while the PE runs others.
+    Delay,
+    /// IO. An evaluated Int, a thread id of this PE: that thread ends (its
+    /// thunks under evaluation raise "thread killed" when demanded).
+    KillThread,
     /// IO. An evaluated Int n >= 0 and any value: a new array of n
     /// elements, each that value.
     ArrNew,
@@ -509,7 +541,9 @@ impl Prim {
             EdenCreate | EdenSplit | EdenSendHead | EdenSendValue | PutStr | HSetBuffering
             | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO
             | HWaitForInput | SetArgs => 3,
-            EdenChanValue | EdenFork | EdenConnect | EdenGate => 2,
+            EdenChanValue | Fork | EdenConnect | EdenGate => 2,
+            NewMVar | TakeMVar | ReadMVar | TryTakeMVar | TryReadMVar | Delay | KillThread => 2,
+            PutMVar | TryPutMVar => 3,
             PeSpeed | PeLoad | PeLatency | PeBandwidth | SetProgName => 2,
             IntegerAdd | IntegerSub | IntegerMul | IntegerQuot | IntegerRem | IntegerDiv
             | IntegerMod | IntegerEq | IntegerNe | IntegerLt | IntegerLe | IntegerGt

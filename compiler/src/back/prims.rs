@@ -279,6 +279,18 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "readIORef" => rt(&[Whnf, World], Any, Prim::ReadIORef),
         "writeIORef" => rt(&[Whnf, Any, World], Any, Prim::WriteIORef),
         "sameIORef" => rt(&[Whnf, Whnf], Bool, Prim::SameIORef),
+        "newMVar" => rt(&[Any, World], Any, Prim::NewMVar),
+        "newEmptyMVar" => rt(&[World], Any, Prim::NewEmptyMVar),
+        "takeMVar" => rt(&[Whnf, World], Any, Prim::TakeMVar),
+        "putMVar" => rt(&[Whnf, Any, World], Any, Prim::PutMVar),
+        "readMVar" => rt(&[Whnf, World], Any, Prim::ReadMVar),
+        "tryTakeMVar" => rt(&[Whnf, World], Any, Prim::TryTakeMVar),
+        "tryPutMVar" => rt(&[Whnf, Any, World], Any, Prim::TryPutMVar),
+        "tryReadMVar" => rt(&[Whnf, World], Any, Prim::TryReadMVar),
+        "myThreadId" => rt(&[World], Any, Prim::MyThreadId),
+        "yield" => rt(&[World], Any, Prim::Yield),
+        "delay" => rt(&[Int, World], Any, Prim::Delay),
+        "killThread" => rt(&[Int, World], Any, Prim::KillThread),
         "arrNew" => rt(&[Int, Any, World], Any, Prim::ArrNew),
         "arrRead" => rt(&[Whnf, Int, World], Any, Prim::ArrRead),
         "arrWrite" => rt(&[Whnf, Int, Any, World], Any, Prim::ArrWrite),
@@ -296,7 +308,7 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "edenNewChan" => rt(&[World], Any, Prim::EdenNewChan),
         "edenChanValue" => rt(&[Int, World], Any, Prim::EdenChanValue),
         "edenCreate" => rt(&[Int, Any, World], Any, Prim::EdenCreate),
-        "edenFork" => rt(&[Any, World], Any, Prim::EdenFork),
+        "fork" => rt(&[Any, World], Any, Prim::Fork),
         "edenConnect" => rt(&[Int, World], Any, Prim::EdenConnect),
         "edenSplit" => rt(&[Int, Any, World], Any, Prim::EdenSplit),
         "edenSendHead" => rt(&[Int, Any, World], Any, Prim::EdenSendHead),
@@ -474,6 +486,18 @@ pub const NAMES: &[&str] = &[
     "readIORef",
     "writeIORef",
     "sameIORef",
+    "newMVar",
+    "newEmptyMVar",
+    "takeMVar",
+    "putMVar",
+    "readMVar",
+    "tryTakeMVar",
+    "tryPutMVar",
+    "tryReadMVar",
+    "myThreadId",
+    "yield",
+    "delay",
+    "killThread",
     "arrNew",
     "arrRead",
     "arrWrite",
@@ -491,7 +515,7 @@ pub const NAMES: &[&str] = &[
     "edenNewChan",
     "edenChanValue",
     "edenCreate",
-    "edenFork",
+    "fork",
     "edenConnect",
     "edenSplit",
     "edenSendHead",
@@ -511,7 +535,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 182);
+        assert_eq!(NAMES.len(), 194);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -532,6 +556,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 183);
+        assert_eq!(count, 196);
     }
 }

@@ -4,7 +4,7 @@
 -- the same types as Gph/Prim.gph (the script checks that the signatures are
 -- identical); each primitive is implemented with GHC's own functions.
 module Gph.Prim
-  ( Int, Integer, Double, Char, IO, Bool(False, True), IORef, Arr
+  ( Int, Integer, Double, Char, IO, Bool(False, True), IORef, MVar, Arr
   , PrimRatio(primRatio, primNumerator, primDenominator)
   , NFData(rnf)
   , primIntAdd
@@ -134,6 +134,20 @@ module Gph.Prim
   , primReadIORef
   , primWriteIORef
   , primSameIORef
+  , primFork
+  , primMyThreadId
+  , primYield
+  , primDelay
+  , primKillThread
+  , primNewMVar
+  , primNewEmptyMVar
+  , primTakeMVar
+  , primPutMVar
+  , primReadMVar
+  , primTryTakeMVar
+  , primTryPutMVar
+  , primTryReadMVar
+  , primSameMVar
   , primArrNew
   , primArrRead
   , primArrWrite
@@ -146,7 +160,6 @@ module Gph.Prim
   , primEdenNewChan
   , primEdenChanValue
   , primEdenCreate
-  , primEdenFork
   , primEdenConnect
   , primEdenSplit
   , primEdenSendHead
@@ -174,6 +187,8 @@ import qualified "base" GHC.IOArray as A
 import qualified "base" Unsafe.Coerce as UC
 import qualified "directory" System.Directory as D
 import "base" Data.IORef (IORef)
+import qualified "base" Control.Concurrent as C
+import "base" Control.Concurrent (MVar)
 
 primIntAdd :: Int -> Int -> Int
 primIntAdd = (P.+)
@@ -600,6 +615,58 @@ primWriteIORef = R.writeIORef
 primSameIORef :: IORef a -> IORef a -> Bool
 primSameIORef = (P.==)
 
+-- Concurrency: GHC's own threads and MVars. A ThreadId is shown as
+-- "ThreadId N": its number is read back from that.
+threadNumber :: C.ThreadId -> Int
+threadNumber t = P.read (P.drop 9 (P.show t))
+
+threads :: IORef [(Int, C.ThreadId)]
+threads = U.unsafePerformIO (R.newIORef [])
+{-# NOINLINE threads #-}
+
+primFork :: IO () -> IO Int
+primFork act = C.forkIO act P.>>= \t -> R.modifyIORef threads ((threadNumber t, t) :)
+  P.>> P.return (threadNumber t)
+
+primMyThreadId :: IO Int
+primMyThreadId = P.fmap threadNumber C.myThreadId
+
+primYield :: IO ()
+primYield = C.yield
+
+primDelay :: Int -> IO ()
+primDelay = C.threadDelay
+
+primKillThread :: Int -> IO ()
+primKillThread n = R.readIORef threads P.>>= \ts -> P.maybe (P.return ()) C.killThread (P.lookup n ts)
+
+primNewMVar :: a -> IO (MVar a)
+primNewMVar = C.newMVar
+
+primNewEmptyMVar :: IO (MVar a)
+primNewEmptyMVar = C.newEmptyMVar
+
+primTakeMVar :: MVar a -> IO a
+primTakeMVar = C.takeMVar
+
+primPutMVar :: MVar a -> a -> IO ()
+primPutMVar = C.putMVar
+
+primReadMVar :: MVar a -> IO a
+primReadMVar = C.readMVar
+
+primTryTakeMVar :: MVar a -> IO [a]
+primTryTakeMVar m = P.fmap (P.maybe [] (: [])) (C.tryTakeMVar m)
+
+primTryPutMVar :: MVar a -> a -> IO Bool
+primTryPutMVar = C.tryPutMVar
+
+primTryReadMVar :: MVar a -> IO [a]
+primTryReadMVar m = P.fmap (P.maybe [] (: [])) (C.tryReadMVar m)
+
+primSameMVar :: MVar a -> MVar a -> Bool
+primSameMVar = (P.==)
+
 -- Arrays: GHC's IOArray, indexed from 0.
 newtype Arr a = Arr (A.IOArray Int a)
 
@@ -644,9 +711,6 @@ primEdenChanValue = edenOnly "edenChanValue"
 
 primEdenCreate :: Int -> (a -> IO ()) -> IO Int
 primEdenCreate = edenOnly "edenCreate"
-
-primEdenFork :: IO () -> IO ()
-primEdenFork = edenOnly "edenFork"
 
 primEdenConnect :: Int -> IO ()
 primEdenConnect = edenOnly "edenConnect"

@@ -217,8 +217,16 @@ fn collected<E: Engine>(eng: &mut E, pes: &mut [Pe], p: usize) {
     }
 }
 
-fn deadlock() -> Stop {
-    Stop::Error("<<loop>>".into())
+/// The error of a deadlock seen away from the main thread, and of a thunk
+/// that demands itself.
+pub const LOOP: &str = "<<loop>>";
+
+/// The error of a deadlock (`Pe::deadlock` where the main thread is).
+fn deadlock(pes: &[Pe], main: Option<(usize, u32)>) -> Stop {
+    match main {
+        Some((p, _)) => pes[p].deadlock(),
+        None => Stop::Error(LOOP.into()),
+    }
 }
 
 /// Runs the PEs `pes` on `eng` until the main thread ends (its value),
@@ -288,11 +296,11 @@ impl Driver<'_> {
                 }
             }
             match eng.next(pes) {
-                Next::Nothing => return Err(deadlock()),
+                Next::Nothing => return Err(deadlock(pes, self.main)),
                 Next::Broken(why) => return Err(Stop::Error(why)),
                 Next::Wait => {
                     if self.census.quiet() {
-                        return Err(deadlock());
+                        return Err(deadlock(pes, self.main));
                     }
                     eng.wait(pes);
                 }
@@ -310,7 +318,7 @@ impl Driver<'_> {
                         None => !env.kind.looks_for_work(),
                     };
                     if !brings_work && self.census.quiet() {
-                        return Err(deadlock());
+                        return Err(deadlock(pes, self.main));
                     }
                     self.handling(p);
                     eng.receiving(p, &env, &pes[p]);
@@ -337,7 +345,7 @@ impl Driver<'_> {
                 Next::Step(p) if pes[p].has_mail() && !pes[p].owes_a_slice() => {
                     let env = pes[p].inbox.pop().expect("mail");
                     if env.kind.looks_for_work() && self.census.quiet() {
-                        return Err(deadlock());
+                        return Err(deadlock(pes, self.main));
                     }
                     self.handling(p);
                     if self.handle(eng, pes, p, env)? {

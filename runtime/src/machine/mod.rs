@@ -2,6 +2,7 @@
 //! heap and its collector, the loaded code, the reducer, threads, the
 //! scheduler, the primitives and the outside world.
 
+pub mod concurrency;
 pub mod exception;
 pub mod heap;
 pub mod io;

@@ -194,6 +194,13 @@ pub struct Pe<'p, 'io> {
     pub(crate) finished: bool,
     /// What the failing primitive threw (taken by the reducer at once).
     pub(crate) thrown: Option<Thrown>,
+    /// How the last primitive stopped its thread, if it did: its slice
+    /// ends there, and the scheduler takes it (machine::concurrency).
+    pub(crate) suspend: Option<crate::machine::concurrency::Suspend>,
+    /// Threads in `threadDelay`: their deadline and id.
+    pub(crate) sleeping: Vec<(std::time::Instant, u32)>,
+    /// The main thread's id on the main PE (as `step` was last told).
+    pub(crate) main_thread: Option<u32>,
     /// Entries of each code position (indexed by pc; only entry points
     /// count) when `GPH_SC_PROFILE` names a file, else empty
     /// (`obs::sc_profile`).
@@ -271,6 +278,9 @@ impl<'p, 'io> Pe<'p, 'io> {
             mail: None,
             finished: false,
             thrown: None,
+            suspend: None,
+            sleeping: Vec::new(),
+            main_thread: None,
             entry_counts: crate::obs::sc_profile::counters(l),
         }
     }

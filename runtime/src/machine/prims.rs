@@ -8,6 +8,7 @@
 //! never leaves a stale pointer in a Rust local.
 
 use crate::code::{Prim, CONS, IORES, NIL};
+use crate::machine::concurrency::{MVarOp, Suspend};
 use crate::machine::heap::{h_info, h_kind, h_size, header, kind, Ptr, MAX_NODE_WORDS};
 use crate::machine::io::IoErr;
 use crate::machine::pe::{Pe, Thrown};
@@ -48,6 +49,8 @@ enum R {
     IoNode(Ptr),
     /// A list of nodes that exist.
     Nodes(Vec<Ptr>),
+    /// `IORes [p]` or `IORes []`, `p` a node that exists.
+    IoMaybe(Option<Ptr>),
 }
 
 impl<'p, 'io> Pe<'p, 'io> {
@@ -214,6 +217,15 @@ impl<'p, 'io> Pe<'p, 'io> {
                 self.ensure(t, 2)?;
                 let b = if b { l.true_node } else { l.false_node };
                 self.build_con(IORES.0, &[b])
+            }
+            R::IoMaybe(x) => {
+                self.tmp.extend(x);
+                self.ensure(t, 5)?;
+                let list = match x.map(|_| self.tmp.pop().expect("pushed")) {
+                    Some(x) => self.build_con(CONS.0, &[x, l.nil_node]),
+                    None => l.nil_node,
+                };
+                self.build_con(IORES.0, &[list])
             }
             R::Node(p) => p,
         };
@@ -552,10 +564,49 @@ pub fn prim(
             let at = intv(pe, t, 0)?;
             R::IoInt(pe.eden_create(t, at, a(1))?)
         }
-        EdenFork => {
-            pe.eden_fork(t, a(0));
+        Fork => R::IoInt(pe.fork(t, a(0)) as i64),
+        MyThreadId => R::IoInt(t.id as i64),
+        Yield => {
+            pe.suspend = Some(Suspend::Yield);
             R::IoUnit
         }
+        Delay => {
+            pe.delay(intv(pe, t, 0)?);
+            R::IoUnit
+        }
+        KillThread => {
+            pe.kill_thread(t, intv(pe, t, 0)?)?;
+            R::IoUnit
+        }
+        NewMVar | NewEmptyMVar => {
+            let x = (p == NewMVar).then(|| pe.arg(t, a(0)));
+            pe.tmp.extend(x);
+            pe.ensure(t, 2)?;
+            let x = x.map(|_| pe.tmp.pop().expect("pushed"));
+            R::IoNode(pe.new_mvar(x))
+        }
+        TakeMVar | ReadMVar | TryTakeMVar | TryReadMVar => {
+            let take = matches!(p, TakeMVar | TryTakeMVar);
+            let tries = matches!(p, TryTakeMVar | TryReadMVar);
+            match pe.mvar_take(t, a(0), take)? {
+                MVarOp::Done(v) if tries => R::IoMaybe(v),
+                MVarOp::Done(v) => R::IoNode(v.expect("a taken value")),
+                MVarOp::Refused if tries => R::IoMaybe(None),
+                MVarOp::Refused => {
+                    pe.block_on_mvar(t, a(0));
+                    return Ok(());
+                }
+            }
+        }
+        PutMVar | TryPutMVar => match pe.mvar_put(t, a(0), a(1))? {
+            MVarOp::Done(_) if p == TryPutMVar => R::IoBool(true),
+            MVarOp::Done(_) => R::IoUnit,
+            MVarOp::Refused if p == TryPutMVar => R::IoBool(false),
+            MVarOp::Refused => {
+                pe.block_on_mvar(t, a(0));
+                return Ok(());
+            }
+        },
         EdenConnect => {
             pe.eden_connect(t, intv(pe, t, 0)?);
             R::IoUnit

@@ -10,6 +10,7 @@
 //! (Note [GC safety] in `heap.rs`).
 
 use crate::code::Prim;
+use crate::machine::concurrency::Suspend;
 use crate::machine::heap::{h_info, h_kind, header, is_value_kind, kind, Ptr};
 use crate::machine::load::Op;
 use crate::machine::pe::{err, Pe, Stop};
@@ -698,7 +699,19 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let regs = &pool[args as usize..args as usize + n as usize];
                     self.slice_pending = red;
                     match crate::machine::prims::prim(self, t, a.pbase, prim, dst, regs) {
-                        Ok(()) => refresh!(),
+                        Ok(()) => {
+                            refresh!();
+                            // An MVar operation that must wait, yield or
+                            // threadDelay (machine::concurrency); the
+                            // scheduler takes `suspend`.
+                            if let Some(s) = self.suspend {
+                                if s == Suspend::Block {
+                                    a.pc -= 1; // retried when woken
+                                }
+                                save!();
+                                return Ok(s.slice_end());
+                            }
+                        }
                         Err(e) => {
                             self.slice_reductions += red;
                             return Err(e);

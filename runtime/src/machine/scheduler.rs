@@ -11,9 +11,14 @@ use std::sync::atomic::Ordering;
 /// How a time slice ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SliceEnd {
+    /// Its budget ran out, or mail came.
     Yield,
     Blocked,
     Finished,
+    /// It called `yield` (machine::concurrency).
+    Yielded,
+    /// It sleeps (`threadDelay`) until `Pe::suspend`'s deadline.
+    Sleeping,
 }
 
 /// What one scheduler round did.
@@ -131,7 +136,9 @@ impl Pe<'_, '_> {
                 return err("interrupted");
             }
         }
+        self.main_thread = main.or(self.main_thread);
         self.answer_fetches()?;
+        self.wake_sleepers();
         let id = match self.run_queue.pop_front() {
             Some(id) => id,
             None => {
@@ -148,13 +155,18 @@ impl Pe<'_, '_> {
         self.slice_reductions = 0;
         self.slice_work = 0;
         let r = self.run_slice(&mut t, budget);
+        let sleep = self.suspend.take();
         let reductions = self.slice_reductions;
         let work = reductions + self.slice_work;
         let stack = (t.ptrs.len() + t.vals.len() * 2 + t.frames.len() * 4) as u64;
         let why = match r {
-            Ok(SliceEnd::Yield) => StopWhy::Yielded,
+            Ok(SliceEnd::Yield | SliceEnd::Yielded) => StopWhy::Yielded,
+            Ok(SliceEnd::Sleeping) => StopWhy::BlockedOnDelay,
             Ok(SliceEnd::Blocked) if self.heap.kind(t.blocked_on) == kind::BLACKHOLE => {
                 StopWhy::BlockedOnBlackHole
+            }
+            Ok(SliceEnd::Blocked) if self.heap.kind(t.blocked_on) == kind::MUTVAR => {
+                StopWhy::BlockedOnMVar
             }
             Ok(SliceEnd::Blocked) => StopWhy::BlockedOnFetch,
             Ok(SliceEnd::Finished) => StopWhy::Finished,
@@ -201,8 +213,14 @@ impl Pe<'_, '_> {
                 self.run_queue.push_front(id);
                 self.threads[id as usize] = t;
             }
-            SliceEnd::Yield => {
+            SliceEnd::Yield | SliceEnd::Yielded => {
                 self.run_queue.push_back(id);
+                self.threads[id as usize] = t;
+            }
+            SliceEnd::Sleeping => {
+                if let Some(crate::machine::concurrency::Suspend::Sleep(until)) = sleep {
+                    self.sleep(id, until);
+                }
                 self.threads[id as usize] = t;
             }
             SliceEnd::Blocked => {
@@ -270,6 +288,7 @@ impl Pe<'_, '_> {
     /// turn into one, a FETCH to answer (the engines step such PEs).
     pub fn has_work(&self) -> bool {
         !self.run_queue.is_empty()
+            || !self.sleeping.is_empty()
             || self.gum.has_pending()
             || (!self.sparks.is_empty() && self.live_threads < self.tuning.thread_limit)
     }

@@ -141,6 +141,10 @@ pub enum StopWhy {
     /// It entered a node on another PE (a FetchMe, or a thunk on its way
     /// to another PE): it waits for a RESUME.
     BlockedOnFetch,
+    /// It waits for an MVar to be filled or emptied.
+    BlockedOnMVar,
+    /// It sleeps (threadDelay).
+    BlockedOnDelay,
     Finished,
     /// A run-time error.
     Failed,
@@ -148,6 +152,12 @@ pub enum StopWhy {
 
 impl StopWhy {
     pub fn is_blocked(self) -> bool {
-        matches!(self, StopWhy::BlockedOnBlackHole | StopWhy::BlockedOnFetch)
+        matches!(
+            self,
+            StopWhy::BlockedOnBlackHole
+                | StopWhy::BlockedOnFetch
+                | StopWhy::BlockedOnMVar
+                | StopWhy::BlockedOnDelay
+        )
     }
 }

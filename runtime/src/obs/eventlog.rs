@@ -16,8 +16,9 @@
 //!   made on the PE (gph reuses thread numbers; GHC never does);
 //! * stop status: yielded → ThreadYielding (3), blocked on a black hole →
 //!   BlockedOnBlackHole (8), blocked on a FETCH → BlockedOnMsgGlobalise
-//!   (18, GUM's "waiting for a global address"), finished or failed →
-//!   ThreadFinished (5);
+//!   (18, GUM's "waiting for a global address"), on an MVar →
+//!   BlockedOnMVar (7), in threadDelay → BlockedOnDelay (11), finished or
+//!   failed → ThreadFinished (5);
 //! * a spark that arrives from PE p (SCHEDULE) is a SPARK_STEAL with
 //!   victim p on the thief's capability, as in GHC; the victim's side is
 //!   the SEND_MESSAGE;
@@ -138,7 +139,9 @@ const CAPSET_OSPROCESS: u16 = 2;
 /// Thread stop statuses (GHC's rts/Constants.h, as ghc-events reads them).
 const THREAD_YIELDING: u16 = 3;
 const THREAD_FINISHED: u16 = 5;
+const BLOCKED_ON_MVAR: u16 = 7;
 const BLOCKED_ON_BLACK_HOLE: u16 = 8;
+const BLOCKED_ON_DELAY: u16 = 11;
 const BLOCKED_ON_MSG_GLOBALISE: u16 = 18;
 
 /// Eden's message opcodes (ghc-events' MessageTag, from 0x50).
@@ -156,6 +159,8 @@ fn stop_status(why: StopWhy) -> u16 {
         StopWhy::Yielded => THREAD_YIELDING,
         StopWhy::BlockedOnBlackHole => BLOCKED_ON_BLACK_HOLE,
         StopWhy::BlockedOnFetch => BLOCKED_ON_MSG_GLOBALISE,
+        StopWhy::BlockedOnMVar => BLOCKED_ON_MVAR,
+        StopWhy::BlockedOnDelay => BLOCKED_ON_DELAY,
         StopWhy::Finished | StopWhy::Failed => THREAD_FINISHED,
     }
 }

@@ -227,6 +227,8 @@ fn flow_id(from: PeId, id: u64) -> u64 {
 fn blocked_name(why: StopWhy) -> &'static str {
     match why {
         StopWhy::BlockedOnFetch => "blocked on FETCH",
+        StopWhy::BlockedOnMVar => "blocked on MVar",
+        StopWhy::BlockedOnDelay => "asleep (threadDelay)",
         _ => "blocked on black hole",
     }
 }

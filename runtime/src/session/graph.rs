@@ -99,7 +99,8 @@ pub fn graph(program: &Program, saved: &Saved, root: u64, max: usize) -> GraphOf
                     format!("{} (partial)", unqualified(sc(info))),
                     fields,
                 ),
-                kind::MUTVAR => (NodeSort::Value, "IORef".into(), fields),
+                kind::MUTVAR if info == 0 => (NodeSort::Value, "IORef".into(), fields),
+                kind::MUTVAR => (NodeSort::Value, "MVar".into(), fields),
                 kind::STR => (NodeSort::Thunk, "string literal".into(), &[]),
                 kind::RAISE => (
                     NodeSort::Thunk,

@@ -253,12 +253,12 @@ impl Pe<'_, '_> {
         }
     }
 
-    fn join_process(&mut self, thread: u32, p: u32) {
+    pub(crate) fn join_process(&mut self, thread: u32, p: u32) {
         self.obs.emit(Event::ProcessThread { process: p, thread });
         self.eden.thread_process.insert(thread, p);
     }
 
-    fn process_of(&self, t: &Thread) -> Option<u32> {
+    pub(crate) fn process_of(&self, t: &Thread) -> Option<u32> {
         self.eden.thread_process.get(&t.id).copied()
     }
 
@@ -330,16 +330,6 @@ impl Pe<'_, '_> {
         self.obs.emit(Event::ProcessCreate { process: p });
         let id = self.spawn(self.l.process_entry, &[f, node, unit]);
         self.join_process(id, p);
-    }
-
-    /// `EdenFork`: a thread of this process running the IO action in
-    /// `t.ptrs[act]`.
-    pub(crate) fn eden_fork(&mut self, t: &Thread, act: usize) {
-        let (a, unit) = (t.ptrs[act], self.l.unit_node);
-        let id = self.spawn(self.l.main_entry, &[a, unit]);
-        if let Some(p) = self.process_of(t) {
-            self.join_process(id, p);
-        }
     }
 
     /// `EdenConnect`: the thread `t` sends on `c` from now on.

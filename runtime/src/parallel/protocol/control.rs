@@ -67,6 +67,10 @@ pub(crate) fn receive(pe: &mut Pe, from: PeId, m: Control) -> Result<(), Stop> {
             pe.finished = true;
             Ok(())
         }
+        // A PE without the main thread that sees the run deadlocked says
+        // `<<loop>>`; the main PE knows better when its thread waits on
+        // an MVar.
+        Control::Fail { message } if message == crate::engine::LOOP => Err(pe.deadlock()),
         Control::Fail { message } => Err(Stop::Error(message)),
         Control::PeStatic { speed_millionths } => {
             pe.policy.static_info(from, speed_millionths as f64 / 1e6);
