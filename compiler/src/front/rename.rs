@@ -591,6 +591,10 @@ impl Renamer<'_> {
                 let e = self.expr(*e);
                 Expr::Typed(Box::new(e), self.qual_type(t), s)
             }
+            Expr::TypeApp(e, t, s) => {
+                let e = self.expr(*e);
+                Expr::TypeApp(Box::new(e), t.map(|t| self.ty(t)), s)
+            }
             Expr::Paren(e, s) => Expr::Paren(Box::new(self.expr(*e)), s),
             Expr::Wildcard(s) => {
                 self.err(

@@ -204,6 +204,7 @@ impl Refs<'_> {
             | E::Lazy(e, _)
             | E::Bang(e, _)
             | E::As(_, e, _)
+            | E::TypeApp(e, _, _)
             | E::Typed(e, _, _) => self.expr(e),
             E::Lambda(_, b, _) => self.expr(b),
             E::Let(ds, b, _) => {

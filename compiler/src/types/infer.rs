@@ -94,6 +94,7 @@ impl Tc {
                 self.tc_comprehension(body, stmts, *span, exp, ctx)
             }
             E::Typed(inner, qt, span) => self.tc_annotated(inner, qt, *span, exp, ctx),
+            E::TypeApp(_, _, span) => self.tc_type_app(e, *span, exp, ctx),
             E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) | E::Bang(_, span) => {
                 self.bad_expr(*span, "pattern syntax in an expression")
             }
@@ -102,6 +103,127 @@ impl Tc {
                 self.bad_expr(*span, "internal error: unresolved operator chain")
             }
         }
+    }
+
+    /// `f @T1 @_ ...`: the head's first specified type variables are the
+    /// types given (`_` leaves one to inference), as GHC's TypeApplications.
+    #[inline(never)]
+    fn tc_type_app(
+        &mut self,
+        e: &ast::Expr,
+        span: Span,
+        exp: Option<&Type>,
+        ctx: &Ctx,
+    ) -> (Expr, Type) {
+        let mut targs = Vec::new();
+        let mut head = e;
+        loop {
+            match head {
+                ast::Expr::TypeApp(f, t, s) => {
+                    targs.push((t.as_ref(), *s));
+                    head = f;
+                }
+                ast::Expr::Paren(f, _) => head = f,
+                _ => break,
+            }
+        }
+        targs.reverse();
+        let mut types = Vec::new();
+        for (t, s) in targs {
+            types.push(match t {
+                Some(t) => match self.visible_type(t) {
+                    Some(ty) => Some(ty),
+                    None => return (Expr::Tuple(Vec::new(), s), Type::error()),
+                },
+                None => None,
+            });
+        }
+        let (te, t) = match head {
+            ast::Expr::Var(q) => self.tc_var_at(q, &types),
+            ast::Expr::Con(q) => self.tc_con_at(q, &types),
+            _ => {
+                return self.bad_expr(
+                    span,
+                    "a visible type application must follow a variable or a constructor",
+                )
+            }
+        };
+        self.finish(te, t, exp, span, ctx)
+    }
+
+    /// The type of a visible type application: variables of the enclosing
+    /// signatures (ScopedTypeVariables) may occur, no others.
+    fn visible_type(&mut self, t: &ast::Type) -> Option<Type> {
+        let qt = ast::QualType {
+            forall: Vec::new(),
+            context: Vec::new(),
+            ty: t.clone(),
+            span: t.span(),
+        };
+        let scheme = self.convert_sig(&qt)?;
+        if let Some(Some(v)) = scheme.vars.first() {
+            self.error(
+                Diagnostic::error(t.span(), format!("type variable `{v}` is not in scope"))
+                    .with_help("a type application names a type, or a variable bound by a `forall` in scope (ScopedTypeVariables)"),
+            );
+            return None;
+        }
+        Some(scheme.ty)
+    }
+
+    /// Instantiates `s` for a use named `q`, its first variables with the
+    /// types of a visible type application (`None`: fresh), if any.
+    fn instantiate_at(
+        &mut self,
+        s: &Scheme,
+        types: &[Option<Type>],
+        q: &QName,
+    ) -> (Type, Vec<Pred>) {
+        if types.is_empty() {
+            return self.instantiate(s);
+        }
+        let specified = s.vars.iter().take_while(|v| v.is_some()).count();
+        if types.len() > specified {
+            let (ty, preds) = self.instantiate(s);
+            let shown = self.show_type(&ty);
+            let msg = if specified == 0 {
+                format!(
+                    "cannot apply `{}` to a type: its type `{shown}` has no variables \
+                     given by a signature",
+                    q.name
+                )
+            } else {
+                format!(
+                    "`{}` is applied to {} types, but its type `{shown}` has only {specified} \
+                     variable{} to give",
+                    q.name,
+                    types.len(),
+                    if specified == 1 { "" } else { "s" }
+                )
+            };
+            self.error(
+                Diagnostic::error(q.span, msg)
+                    .with_help("a type application gives the variables of a signature, in order of their first occurrence"),
+            );
+            return (ty, preds);
+        }
+        let n = s.vars.len();
+        let args: Vec<Type> = (0..n)
+            .map(|i| match types.get(i) {
+                Some(Some(t)) => t.clone(),
+                _ => self.table.fresh(),
+            })
+            .collect();
+        let ty = subst_gen(&s.ty, &args);
+        let preds = s
+            .preds
+            .iter()
+            .map(|p| Pred {
+                class: p.class,
+                ty: subst_gen(&p.ty, &args),
+            })
+            .collect();
+        (ty, preds)
     }
 
     #[inline(never)]
@@ -441,12 +563,17 @@ impl Tc {
     }
 
     pub fn tc_var(&mut self, q: &QName) -> (Expr, Type) {
+        self.tc_var_at(q, &[])
+    }
+
+    /// `tc_var`, with the types of a visible type application.
+    fn tc_var_at(&mut self, q: &QName, types: &[Option<Type>]) -> (Expr, Type) {
         let what = format!("a use of `{}`", fun_name(&q.name));
         if q.qual.is_some() {
             let g = Tc::global_of(q);
             match self.env.values.get(&g).cloned() {
                 Some(ValueInfo::Poly(s)) => {
-                    let (t, preds) = self.instantiate(&s);
+                    let (t, preds) = self.instantiate_at(&s, types, q);
                     let e = self.apply_dicts(Expr::global(g, q.span), preds, q.span, &what);
                     (e, t)
                 }
@@ -482,7 +609,7 @@ impl Tc {
         } else {
             match self.lookup_local(&q.name).cloned() {
                 Some(ValueInfo::Poly(s)) => {
-                    let (t, preds) = self.instantiate(&s);
+                    let (t, preds) = self.instantiate_at(&s, types, q);
                     let e =
                         self.apply_dicts(Expr::local(q.name.clone(), q.span), preds, q.span, &what);
                     (e, t)
@@ -507,11 +634,16 @@ impl Tc {
     }
 
     pub fn tc_con(&mut self, q: &QName) -> (Expr, Type) {
+        self.tc_con_at(q, &[])
+    }
+
+    /// `tc_con`, with the types of a visible type application.
+    fn tc_con_at(&mut self, q: &QName, types: &[Option<Type>]) -> (Expr, Type) {
         let g = Tc::global_of(q);
         match self.env.datacons.get(&g) {
             Some(info) => {
                 let s = info.scheme.clone();
-                let (t, preds) = self.instantiate(&s);
+                let (t, preds) = self.instantiate_at(&s, types, q);
                 // An existential constructor packs the dictionaries of its
                 // context, as an overloaded function takes them.
                 let what = format!("a use of `{}`", fun_name(&q.name));

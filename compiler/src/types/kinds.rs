@@ -454,6 +454,16 @@ impl Tc {
         if !ok {
             return None;
         }
+        // GHC's order of the quantified variables, which a visible type
+        // application follows: an explicit `forall`'s, else each
+        // variable's first occurrence from left to right, the context
+        // included (`(Integral a, Num b) => a -> b` is `@a @b`).
+        let mut order: Vec<Sym> = qt.forall.iter().map(|v| v.name.clone()).collect();
+        for p in &qt.context {
+            p.ty.vars_into(&mut order);
+        }
+        qt.ty.vars_into(&mut order);
+        scope.sort_by_key(|(n, _)| order.iter().position(|o| o == n).unwrap_or(usize::MAX));
         // A variable in scope (ScopedTypeVariables) is that type, unless
         // the signature's own `forall` binds the name afresh; the others
         // are the signature's to quantify.

@@ -336,6 +336,9 @@ pub enum Expr {
     /// `(op e)`
     RightSection(QName, Box<Expr>, Span),
     Typed(Box<Expr>, QualType, Span),
+    /// A visible type application `e @T` (TypeApplications); `None` for
+    /// `@_`, which leaves the variable to inference.
+    TypeApp(Box<Expr>, Option<Type>, Span),
     Paren(Box<Expr>, Span),
     /// Pattern-only forms, met while parsing a pattern as an expression.
     Wildcard(Span),
@@ -371,6 +374,7 @@ impl Expr {
             | Expr::LeftSection(_, _, s)
             | Expr::RightSection(_, _, s)
             | Expr::Typed(_, _, s)
+            | Expr::TypeApp(_, _, s)
             | Expr::Paren(_, s)
             | Expr::Wildcard(s)
             | Expr::As(_, _, s)

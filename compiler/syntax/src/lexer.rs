@@ -118,6 +118,8 @@ pub enum Tok {
     /// prefix occurrence, with or without BangPatterns: without it, the
     /// parser reports the bang pattern); made by `lex`, not by logos.
     PrefixBang,
+    /// `@` in prefix position (`f @Int`): a visible type application.
+    PrefixAt,
     /// `forall` before type variables and a `.` (`forall a b. t`): made by
     /// `lex`, so that `forall` stays a plain variable name elsewhere.
     Forall,
@@ -387,6 +389,10 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
                 tok: Tok::PrefixBang,
                 span,
             }),
+            Ok(Tok::At) if prefix_occurrence(text, local) => tokens.push(Token {
+                tok: Tok::PrefixAt,
+                span,
+            }),
             Ok(tok) => tokens.push(Token { tok, span }),
             Err(e) => {
                 let mut d = lex_error(e, local, text);
@@ -583,11 +589,11 @@ impl fmt::Display for Tok {
             Tok::Bar => "|",
             Tok::LArrow => "<-",
             Tok::RArrow => "->",
-            Tok::At => "@",
             Tok::Tilde => "~",
             Tok::DArrow => "=>",
             Tok::Minus => "-",
             Tok::Bang | Tok::PrefixBang => "!",
+            Tok::At | Tok::PrefixAt => "@",
             Tok::Forall => "forall",
             Tok::LParen => "(",
             Tok::RParen => ")",

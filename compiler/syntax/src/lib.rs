@@ -68,6 +68,7 @@ pub const EXTENSIONS: &[&str] = &[
     "DeriveDataTypeable",
     "GADTSyntax",
     "GADTs",
+    "TypeApplications",
     "Haskell2010",
     "Haskell98",
 ];

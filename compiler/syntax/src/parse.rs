@@ -816,6 +816,19 @@ pub fn chain(mut items: Vec<ChainItem<Expr>>, span: Span) -> Expr {
     Expr::OpChain(items, span)
 }
 
+/// A visible type application `f @T` (`None`: `@_`). Without
+/// TypeApplications it is an error, as in GHC 9.0.
+pub fn type_app(f: Expr, t: Option<Type>, span: Span) -> Expr {
+    require(
+        "TypeApplications",
+        span,
+        "a visible type application",
+        Some("a type application"),
+        "add the pragma at the top of the file, or write a type annotation",
+    );
+    Expr::TypeApp(Box::new(f), t, span)
+}
+
 /// A tuple whose components are all there, or a tuple section: a function
 /// of the missing components, in order. The components given are shared
 /// by every application, as GHC's are: `(, e)` is

@@ -95,7 +95,7 @@ fn expr_lvl(e: &Expr) -> Lvl {
         Expr::Lambda(..) | Expr::Let(..) | Expr::If(..) | Expr::Case(..) | Expr::Do(..) => {
             Lvl::Operand
         }
-        Expr::App(..) => Lvl::Fun,
+        Expr::App(..) | Expr::TypeApp(..) => Lvl::Fun,
         _ => Lvl::Arg,
     }
 }
@@ -222,6 +222,7 @@ fn ml_expr(e: &Expr) -> bool {
         | Expr::LeftSection(e, _, _)
         | Expr::RightSection(_, e, _)
         | Expr::Typed(e, _, _)
+        | Expr::TypeApp(e, _, _)
         | Expr::Paren(e, _)
         | Expr::As(_, e, _)
         | Expr::Lazy(e, _)
@@ -1130,6 +1131,14 @@ impl Printer {
                 self.expr(x, Lvl::Infix, false);
                 self.s(" :: ");
                 self.qual_type(t);
+            }
+            Expr::TypeApp(f, t, _) => {
+                self.expr(f, Lvl::Fun, false);
+                self.s(" @");
+                match t {
+                    Some(t) => self.ty(t, TLvl::Arg),
+                    None => self.s("_"),
+                }
             }
             Expr::Paren(x, _) => {
                 self.s("(");
