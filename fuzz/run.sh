@@ -36,9 +36,9 @@ fi
 seeds=("${seeds[@]/#/$here/../}")
 # GPH_FUZZ_SEEDS: one folder of seeds instead (an absolute path).
 if [ -n "${GPH_FUZZ_SEEDS:-}" ]; then seeds=("$GPH_FUZZ_SEEDS"); fi
-# GPH_FUZZ_SAMPLE=N: every Nth seed file only (in name order). The tests'
-# short run samples: the front end's 1100 seeds, each compiled with the
-# Prelude, optimised and linted, took 160 s to go through once.
+# GPH_FUZZ_SAMPLE=N: every Nth seed file only (in name order), as
+# tests/fuzz.rs takes them: the front end's 1100 seeds, each compiled
+# with the Prelude, optimised and linted, take 160 s to go through once.
 if [ -n "${GPH_FUZZ_SAMPLE:-}" ]; then
   sample=$(mktemp -d)
   trap 'rm -rf "$sample"' EXIT

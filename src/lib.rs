@@ -1,7 +1,7 @@
 //! The `gph` command's parts, as a library: its options, the REPL, the
 //! cache of compiled programs, `calibrate`, and the files and signals it
 //! handles. `main.rs` is the command line over them; the fuzz targets
-//! (`fuzz/`) drive the REPL through [`repl::Repl`].
+//! (`fuzz/`) are the bodies in [`fuzz`].
 
 // The command's functions print their error and return `Err(())`: the
 // message has been said, only the exit status is left to set.
@@ -13,6 +13,9 @@ pub mod cache;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
 pub mod files;
+// The fuzz targets' bodies: they reach the process's standard input.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fuzz;
 pub mod options;
 pub mod repl;
 #[cfg(not(target_arch = "wasm32"))]
