@@ -135,28 +135,7 @@ fn simple_var(p: &ast::Pat) -> Option<&ast::Ident> {
 }
 
 pub fn pat_vars(p: &ast::Pat, out: &mut Vec<Sym>) {
-    gph_syntax::stack::guard();
-    use ast::Pat as P;
-    match p {
-        P::Var(i) => out.push(i.name.clone()),
-        P::As(i, p, _) => {
-            out.push(i.name.clone());
-            pat_vars(p, out)
-        }
-        P::Con(_, ps, _) | P::Tuple(ps, _) | P::List(ps, _) => {
-            ps.iter().for_each(|p| pat_vars(p, out))
-        }
-        P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => pat_vars(p, out),
-        P::Record(_, fs, _, _) => fs.iter().for_each(|(_, p)| pat_vars(p, out)),
-        P::OpChain(items, _) => {
-            for it in items {
-                if let ast::ChainItem::Operand(p) = it {
-                    pat_vars(p, out)
-                }
-            }
-        }
-        P::Wildcard(_) | P::Lit(..) | P::NegLit(..) => {}
-    }
+    p.vars_into(out)
 }
 
 // ---------------------------------------------------------------- references

@@ -445,6 +445,33 @@ pub enum Pat {
 }
 
 impl Pat {
+    /// The variables the pattern binds, in order (added to `out`).
+    pub fn vars_into(&self, out: &mut Vec<Sym>) {
+        crate::stack::guard();
+        match self {
+            Pat::Var(i) => out.push(i.name.clone()),
+            Pat::As(i, p, _) => {
+                out.push(i.name.clone());
+                p.vars_into(out)
+            }
+            Pat::Con(_, ps, _) | Pat::Tuple(ps, _) | Pat::List(ps, _) => {
+                ps.iter().for_each(|p| p.vars_into(out))
+            }
+            Pat::Lazy(p, _) | Pat::Bang(p, _) | Pat::Paren(p, _) | Pat::Typed(p, _, _) => {
+                p.vars_into(out)
+            }
+            Pat::Record(_, fs, _, _) => fs.iter().for_each(|(_, p)| p.vars_into(out)),
+            Pat::OpChain(items, _) => {
+                for it in items {
+                    if let ChainItem::Operand(p) = it {
+                        p.vars_into(out)
+                    }
+                }
+            }
+            Pat::Wildcard(_) | Pat::Lit(..) | Pat::NegLit(..) => {}
+        }
+    }
+
     pub fn span(&self) -> Span {
         crate::stack::guard();
         match self {

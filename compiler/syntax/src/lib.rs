@@ -69,6 +69,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GADTSyntax",
     "GADTs",
     "TypeApplications",
+    "ParallelListComp",
     "Haskell2010",
     "Haskell98",
 ];

@@ -816,6 +816,107 @@ pub fn chain(mut items: Vec<ChainItem<Expr>>, span: Span) -> Expr {
     Expr::OpChain(items, span)
 }
 
+/// A parallel list comprehension `[e | qs1 | qs2 ...]` (ParallelListComp):
+/// the branches' comprehensions of the variables each binds, zipped, as
+/// GHC defines it: `[e | (vs1, (vs2, ..)) <- zip [vs1 | qs1] (zip ..)]`.
+/// The zip is a local function (over `:` and `[]` alone), so a program's
+/// own `zip`, or none in scope, changes nothing.
+pub fn parallel_comprehension(e: Expr, first: Vec<Stmt>, more: Vec<Vec<Stmt>>, span: Span) -> Expr {
+    require(
+        "ParallelListComp",
+        span,
+        "a parallel list comprehension",
+        Some("a second branch of qualifiers"),
+        "add the pragma at the top of the file, or zip the lists",
+    );
+    let ident = |n: &str| Ident {
+        name: Sym::from(n),
+        span,
+    };
+    let var = |n: &Sym| Expr::Var(QName::unqual(n.clone(), span));
+    let con = |n: &str| QName::unqual(Sym::from(n), span);
+    // What a branch binds, as an expression and as a pattern.
+    let branch = |qs: Vec<Stmt>| -> (Expr, Pat) {
+        let mut vs: Vec<Sym> = Vec::new();
+        for q in &qs {
+            match q {
+                Stmt::Bind(p, _, _) => p.vars_into(&mut vs),
+                Stmt::Let(ds, _) => {
+                    for d in ds {
+                        match d {
+                            Decl::FunClause { name, .. } => vs.push(name.name.clone()),
+                            Decl::PatBind { pat, .. } => pat.vars_into(&mut vs),
+                            _ => {}
+                        }
+                    }
+                }
+                Stmt::Expr(_) => {}
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        vs.retain(|v| seen.insert(v.clone()));
+        let (t, p) = match vs.as_slice() {
+            [v] => (var(v), Pat::Var(ident(v))),
+            _ => (
+                Expr::Tuple(vs.iter().map(var).collect(), span),
+                Pat::Tuple(vs.iter().map(|v| Pat::Var(ident(v))).collect(), span),
+            ),
+        };
+        (Expr::Comprehension(Box::new(t), qs, span), p)
+    };
+    // zip'par (a : as) (b : bs) = (a, b) : zip'par as bs; zip'par _ _ = []
+    let zip = Sym::from("zip'par");
+    let cons_pat =
+        |h: &str, t: &str| Pat::Con(con(":"), vec![Pat::Var(ident(h)), Pat::Var(ident(t))], span);
+    let app = |f: Expr, args: Vec<Expr>| {
+        args.into_iter()
+            .fold(f, |f, a| Expr::App(Box::new(f), Box::new(a), span))
+    };
+    let clause = |args: Vec<Pat>, body: Expr| Decl::FunClause {
+        name: ident("zip'par"),
+        args,
+        rhs: Rhs {
+            body: RhsBody::Plain(body),
+            wheres: Vec::new(),
+            span,
+        },
+        span,
+    };
+    let zip_decls = vec![
+        clause(
+            vec![cons_pat("a'par", "as'par"), cons_pat("b'par", "bs'par")],
+            app(
+                Expr::Con(con(":")),
+                vec![
+                    Expr::Tuple(
+                        vec![var(&Sym::from("a'par")), var(&Sym::from("b'par"))],
+                        span,
+                    ),
+                    app(
+                        var(&zip),
+                        vec![var(&Sym::from("as'par")), var(&Sym::from("bs'par"))],
+                    ),
+                ],
+            ),
+        ),
+        clause(
+            vec![Pat::Wildcard(span), Pat::Wildcard(span)],
+            Expr::Con(con("[]")),
+        ),
+    ];
+    let mut branches: Vec<(Expr, Pat)> = std::iter::once(first).chain(more).map(branch).collect();
+    let (mut list, mut pat) = branches.pop().expect("two branches at least");
+    while let Some((l, p)) = branches.pop() {
+        list = Expr::Let(
+            zip_decls.clone(),
+            Box::new(app(var(&zip), vec![l, list])),
+            span,
+        );
+        pat = Pat::Tuple(vec![p, pat], span);
+    }
+    Expr::Comprehension(Box::new(e), vec![Stmt::Bind(pat, list, span)], span)
+}
+
 /// A visible type application `f @T` (`None`: `@_`). Without
 /// TypeApplications it is an error, as in GHC 9.0.
 pub fn type_app(f: Expr, t: Option<Type>, span: Span) -> Expr {
