@@ -175,6 +175,7 @@ Commands:
         name: "set",
         help: "show how the machine is set",
         above: "  :set +s / :unset +s show time, reductions and allocation after each evaluation
+  :set -XName         a LANGUAGE extension on (-XNoName: off)
 
 The parallel machine (the options of `gph run`, without their dashes):
 ",

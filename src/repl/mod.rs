@@ -82,6 +82,9 @@ struct Session {
     graph_file: String,
     /// Pattern bindings so far (`(a, b) <- action`), to name their values.
     pattern_binds: u32,
+    /// LANGUAGE extensions set with `:set -XName`, on for every input as
+    /// if the program's header named them.
+    extensions: Vec<String>,
     /// A `:step` in progress: the next input line continues it.
     stepping: Option<gph_compiler::step::Stepper>,
     /// The last evaluation's statistics (`:stats`, `:sparks`).
@@ -184,6 +187,7 @@ impl Repl {
             step_limit: 1000,
             graph_file: "gph-graph.dot".into(),
             pattern_binds: 0,
+            extensions: Vec::new(),
             stepping: None,
             args: Vec::new(),
             last: None,

@@ -51,6 +51,7 @@ impl Session {
                 gph_runtime::host_println!("machine: {}", self.machine.describe());
                 gph_runtime::host_println!("options: {}", self.machine.to_args().join(" "));
             }
+            _ if arg.starts_with("-X") => self.set_extensions(arg, unset),
             _ if !unset && arg.starts_with("steps") => self.set_steps(arg),
             _ if !unset && arg.starts_with("graph-file") => match arg.split_whitespace().nth(1) {
                 Some(f) => {
@@ -60,6 +61,38 @@ impl Session {
                 None => gph_runtime::host_eprintln!("gph: :set graph-file PATH needs a path"),
             },
             _ => self.set_machine(arg, unset),
+        }
+    }
+
+    /// `:set -XName` (several at once too): a LANGUAGE extension on for
+    /// what follows, as in GHCi; `:set -XNoName` or `:unset -XName` turns
+    /// it off. One gph does not read is refused with the list it reads.
+    fn set_extensions(&mut self, arg: &str, unset: bool) {
+        for word in arg.split_whitespace() {
+            let Some(name) = word.strip_prefix("-X") else {
+                gph_runtime::host_eprintln!("gph: :set {word}: expected -XExtension");
+                continue;
+            };
+            let (name, off) = match name.strip_prefix("No") {
+                Some(n) if gph_syntax::EXTENSIONS.contains(&n) => (n, true),
+                _ => (name, unset),
+            };
+            if !gph_syntax::EXTENSIONS.contains(&name) {
+                gph_runtime::host_eprintln!(
+                    "gph: gph does not support the extension `{name}` (it reads {})",
+                    gph_syntax::EXTENSIONS
+                        .iter()
+                        .filter(|e| !e.starts_with("Haskell"))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                continue;
+            }
+            self.extensions.retain(|e| e != name);
+            if !off {
+                self.extensions.push(name.to_string());
+            }
         }
     }
 

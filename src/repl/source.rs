@@ -100,6 +100,14 @@ impl Session {
         } else {
             "module Interactive where\n".to_string()
         };
+        // `:set -X` extensions: a pragma in front, on the first line (no
+        // line of the file moves).
+        if !self.extensions.is_empty() {
+            text.insert_str(
+                0,
+                &format!("{{-# LANGUAGE {} #-}} ", self.extensions.join(", ")),
+            );
+        }
         if !text.ends_with('\n') {
             text.push('\n');
         }
