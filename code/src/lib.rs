@@ -436,8 +436,11 @@ pub enum Prim {
     /// channel.
     EdenCreate,
     /// IO. An IO action: a new thread of this PE (and of this Eden
-    /// process) running it: its id, an Int (forkIO, Eden's own threads).
+    /// process) running it: its id, an Int (forkIO).
     Fork,
+    /// IO. The same, answering unit (Eden's threads: the library's
+    /// reductions, and so the sim's virtual times, as they were).
+    EdenFork,
     /// IO. Evaluated Int: this thread sends on that channel from now on.
     EdenConnect,
     /// IO. A channel and an evaluated value: a tuple splits the channel
@@ -541,7 +544,7 @@ impl Prim {
             EdenCreate | EdenSplit | EdenSendHead | EdenSendValue | PutStr | HSetBuffering
             | OpenFile | OpenTempFile | WriteIORef | ArrNew | ArrRead | RaiseIO | CatchIO
             | HWaitForInput | SetArgs => 3,
-            EdenChanValue | Fork | EdenConnect | EdenGate => 2,
+            EdenChanValue | Fork | EdenFork | EdenConnect | EdenGate => 2,
             NewMVar | TakeMVar | ReadMVar | TryTakeMVar | TryReadMVar | Delay | KillThread => 2,
             PutMVar | TryPutMVar => 3,
             PeSpeed | PeLoad | PeLatency | PeBandwidth | SetProgName => 2,

@@ -309,6 +309,7 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "edenChanValue" => rt(&[Int, World], Any, Prim::EdenChanValue),
         "edenCreate" => rt(&[Int, Any, World], Any, Prim::EdenCreate),
         "fork" => rt(&[Any, World], Any, Prim::Fork),
+        "edenFork" => rt(&[Any, World], Any, Prim::EdenFork),
         "edenConnect" => rt(&[Int, World], Any, Prim::EdenConnect),
         "edenSplit" => rt(&[Int, Any, World], Any, Prim::EdenSplit),
         "edenSendHead" => rt(&[Int, Any, World], Any, Prim::EdenSendHead),
@@ -516,6 +517,7 @@ pub const NAMES: &[&str] = &[
     "edenChanValue",
     "edenCreate",
     "fork",
+    "edenFork",
     "edenConnect",
     "edenSplit",
     "edenSendHead",
@@ -535,7 +537,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 194);
+        assert_eq!(NAMES.len(), 195);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -556,6 +558,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 196);
+        assert_eq!(count, 197);
     }
 }

@@ -160,6 +160,7 @@ module Gph.Prim
   , primEdenNewChan
   , primEdenChanValue
   , primEdenCreate
+  , primEdenFork
   , primEdenConnect
   , primEdenSplit
   , primEdenSendHead
@@ -711,6 +712,9 @@ primEdenChanValue = edenOnly "edenChanValue"
 
 primEdenCreate :: Int -> (a -> IO ()) -> IO Int
 primEdenCreate = edenOnly "edenCreate"
+
+primEdenFork :: IO () -> IO ()
+primEdenFork = edenOnly "edenFork"
 
 primEdenConnect :: Int -> IO ()
 primEdenConnect = edenOnly "edenConnect"

@@ -565,6 +565,10 @@ pub fn prim(
             R::IoInt(pe.eden_create(t, at, a(1))?)
         }
         Fork => R::IoInt(pe.fork(t, a(0)) as i64),
+        EdenFork => {
+            pe.fork(t, a(0));
+            R::IoUnit
+        }
         MyThreadId => R::IoInt(t.id as i64),
         Yield => {
             pe.suspend = Some(Suspend::Yield);
