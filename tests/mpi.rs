@@ -137,6 +137,16 @@ fn runtime_errors_on_mpi_ranks_are_rank_0s_message() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Whether the process has its heartbeat's thread (named `gph-heartbeat`).
+fn beating(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "gph-heartbeat")
+    })
+}
+
 /// The process of rank `rank` among the children of `mpirun` (`parent`),
 /// by the rank Open MPI puts in its environment.
 fn rank_pid(parent: u32, rank: usize) -> Option<u32> {
@@ -200,8 +210,16 @@ fn a_killed_rank_is_lost_not_a_hang() {
             }
             assert!(start.elapsed().as_secs() < 30, "no rank {victim} appeared");
         };
-        // Well into the run.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // Well into the run: past start-up, whose barrier a rank killed
+        // before it reached it would leave the others waiting (mpirun
+        // ends such a job unless told to recover, as here). The rank's
+        // heartbeat starts after it; under load start-up took over 1.5 s,
+        // a fixed wait, and the test hung 2 runs in 2.
+        while !beating(pid) {
+            assert!(start.elapsed().as_secs() < 60, "rank {victim} never beat");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
         let _ = std::process::Command::new("kill")
             .args(["-9", &pid.to_string()])
             .status();

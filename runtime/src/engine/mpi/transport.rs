@@ -206,7 +206,10 @@ pub(crate) fn heartbeat(
     to: Vec<usize>,
     stop: std::sync::mpsc::Receiver<()>,
 ) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
+    // Named, so that a rank's heartbeat can be seen from outside
+    // (tests/mpi.rs waits for it before it kills a rank).
+    let beat = std::thread::Builder::new().name("gph-heartbeat".into());
+    beat.spawn(move || {
         use mpi::point_to_point::Destination;
         use std::sync::mpsc::RecvTimeoutError;
         let world = SimpleCommunicator::world();
@@ -221,4 +224,5 @@ pub(crate) fn heartbeat(
             }
         }
     })
+    .expect("a thread for the heartbeat")
 }
