@@ -25,11 +25,12 @@
 //! take it for deadlocked), and a PE with nothing else to do naps until
 //! the first deadline.
 
+use crate::host::Instant;
 use crate::machine::heap::{h_info, header, kind, Ptr};
 use crate::machine::pe::{err, Pe, Stop};
 use crate::machine::scheduler::SliceEnd;
 use crate::machine::thread::{State, Thread};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The info word of a MUTVAR that is an MVar holding a value.
 pub const MVAR_FULL: u32 = 1;
@@ -40,8 +41,23 @@ pub const MVAR_EMPTY: u32 = 2;
 /// message that comes meanwhile waits little.
 const NAP: Duration = Duration::from_millis(1);
 
+/// When a sleeping thread wakes: on the host's clock (`crate::host`: the
+/// browser build has no `std::time::Instant`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Deadline {
+    from: Instant,
+    wait: Duration,
+}
+
+impl Deadline {
+    /// How long until it is due (zero once it is).
+    fn left(&self) -> Duration {
+        self.wait.saturating_sub(self.from.elapsed())
+    }
+}
+
 /// How a primitive stops its thread (`Pe::suspend`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Suspend {
     /// It waits on the node in `Thread::blocked_on`; the primitive runs
     /// again when the thread is woken.
@@ -49,7 +65,7 @@ pub enum Suspend {
     /// `yield`: the slice ends, the thread goes to the back of the queue.
     Yield,
     /// `threadDelay`: the thread sleeps until the deadline.
-    Sleep(Instant),
+    Sleep(Deadline),
 }
 
 impl Suspend {
@@ -68,6 +84,16 @@ pub enum MVarOp {
     Done(Option<Ptr>),
     /// It could not: the MVar was empty (take, read) or full (put).
     Refused,
+}
+
+/// Lets the host's thread sleep (the browser's cannot: it goes on).
+fn nap(d: Duration) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if !d.is_zero() {
+        std::thread::sleep(d);
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = d;
 }
 
 impl Pe<'_, '_> {
@@ -169,12 +195,14 @@ impl Pe<'_, '_> {
 
     /// `threadDelay`: `t` sleeps for `micros` microseconds.
     pub(crate) fn delay(&mut self, micros: i64) {
-        let d = Duration::from_micros(micros.max(0) as u64);
-        self.suspend = Some(Suspend::Sleep(Instant::now() + d));
+        self.suspend = Some(Suspend::Sleep(Deadline {
+            from: Instant::now(),
+            wait: Duration::from_micros(micros.max(0) as u64),
+        }));
     }
 
     /// The thread `id` of the last slice sleeps until `until`.
-    pub(crate) fn sleep(&mut self, id: u32, until: Instant) {
+    pub(crate) fn sleep(&mut self, id: u32, until: Deadline) {
         self.sleeping.push((until, id));
     }
 
@@ -184,17 +212,13 @@ impl Pe<'_, '_> {
         if self.sleeping.is_empty() {
             return;
         }
-        let mut now = Instant::now();
         if self.run_queue.is_empty() && self.sparks.is_empty() && self.inbox.is_empty() {
-            let first = self.sleeping.iter().map(|s| s.0).min().expect("one sleeps");
-            if first > now {
-                std::thread::sleep((first - now).min(NAP));
-                now = Instant::now();
-            }
+            let first = self.sleeping.iter().map(|s| s.0.left()).min();
+            nap(first.unwrap_or_default().min(NAP));
         }
         let mut i = 0;
         while i < self.sleeping.len() {
-            if self.sleeping[i].0 <= now {
+            if self.sleeping[i].0.left().is_zero() {
                 let (_, id) = self.sleeping.swap_remove(i);
                 self.threads[id as usize].state = State::Runnable;
                 self.run_queue.push_back(id);

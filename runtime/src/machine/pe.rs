@@ -198,7 +198,7 @@ pub struct Pe<'p, 'io> {
     /// ends there, and the scheduler takes it (machine::concurrency).
     pub(crate) suspend: Option<crate::machine::concurrency::Suspend>,
     /// Threads in `threadDelay`: their deadline and id.
-    pub(crate) sleeping: Vec<(std::time::Instant, u32)>,
+    pub(crate) sleeping: Vec<(crate::machine::concurrency::Deadline, u32)>,
     /// The main thread's id on the main PE (as `step` was last told).
     pub(crate) main_thread: Option<u32>,
     /// Entries of each code position (indexed by pc; only entry points
