@@ -214,16 +214,7 @@ impl Tc {
                 _ => self.table.fresh(),
             })
             .collect();
-        let ty = subst_gen(&s.ty, &args);
-        let preds = s
-            .preds
-            .iter()
-            .map(|p| Pred {
-                class: p.class,
-                ty: subst_gen(&p.ty, &args),
-            })
-            .collect();
-        (ty, preds)
+        Tc::instantiate_with(s, &args)
     }
 
     #[inline(never)]

@@ -329,19 +329,23 @@ impl Tc {
     /// Instantiates a scheme with fresh variables; returns the type, the
     /// instantiated predicates, and the fresh variables.
     pub fn instantiate(&mut self, s: &Scheme) -> (Type, Vec<Pred>) {
-        let n = s.vars.len();
-        let args: Vec<Type> = (0..n).map(|_| self.table.fresh()).collect();
-        let ty = if n == 0 {
+        let args: Vec<Type> = (0..s.vars.len()).map(|_| self.table.fresh()).collect();
+        Tc::instantiate_with(s, &args)
+    }
+
+    /// The scheme's type and predicates at these types of its variables.
+    pub fn instantiate_with(s: &Scheme, args: &[Type]) -> (Type, Vec<Pred>) {
+        let ty = if args.is_empty() {
             s.ty.clone()
         } else {
-            subst_gen(&s.ty, &args)
+            subst_gen(&s.ty, args)
         };
         let preds = s
             .preds
             .iter()
             .map(|p| Pred {
                 class: p.class,
-                ty: subst_gen(&p.ty, &args),
+                ty: subst_gen(&p.ty, args),
             })
             .collect();
         (ty, preds)
