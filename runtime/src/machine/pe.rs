@@ -158,6 +158,10 @@ pub struct Pe<'p, 'io> {
     /// What costly primitives charged in this slice on top of their
     /// reductions, in reductions (`Pe::charge`).
     pub(crate) slice_work: u64,
+    /// The thread whose slice mail cut short, and the reductions its
+    /// slice had left: it runs next with those, not a fresh slice
+    /// (Note [Mail ends a slice]).
+    pub(crate) cut_short: Option<(u32, u64)>,
     pub(crate) tuning: Tuning,
     pub(crate) interrupt: Option<Arc<AtomicBool>>,
     pub(crate) heap_limit_bytes: usize,
@@ -260,6 +264,7 @@ impl<'p, 'io> Pe<'p, 'io> {
             clock: Default::default(),
             grid: None,
             slice_work: 0,
+            cut_short: None,
             tuning,
             interrupt,
             heap_limit_bytes,

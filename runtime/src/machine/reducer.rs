@@ -96,7 +96,9 @@ macro_rules! set {
 /// cores was most of a round trip. On the threads engine a slice looks at
 /// its PE's channel every 1,024 reductions and ends when a message has
 /// come; the PE handles its mail and the same thread goes on first,
-/// where it stopped (`Pe::step`). On 2 cores (`bench/predict.py --lazy`,
+/// where it stopped (`Pe::step`), with the rest of its slice, not a new
+/// one: a thread that mail kept cutting would otherwise never give the PE
+/// up. On 2 cores (`bench/predict.py --lazy`,
 /// run alone, least of 3): a lazy list read element by element from a
 /// busy PE (bench/lazy/parsort.gph 200000 16) 1.65 -> 1.35-1.55 s on 2
 /// PEs, bench/lazy/linsolv.gph 40 0.63 -> 0.55-0.57 s; the other programs
