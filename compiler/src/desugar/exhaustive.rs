@@ -72,6 +72,13 @@ pub fn simplify(p: &Pat, sig: &dyn Signature) -> P {
             }),
         Pat::Lit(l, _) => P::Lit(l.to_string()),
         Pat::Overloaded { value, .. } => P::Lit(format!("overloaded {}", expr_key(value))),
+        // A view always matches when its pattern does; otherwise whether
+        // it matches is the function's business: a value of its own, as
+        // GHC takes each view (it would compare functions).
+        Pat::View(_, p, s) => match simplify(p, sig) {
+            P::Wild => P::Wild,
+            _ => P::Lit(format!("view at {}..{}", s.start, s.end)),
+        },
     }
 }
 

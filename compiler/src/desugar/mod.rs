@@ -972,19 +972,20 @@ impl<'s> Desugar<'s> {
             normalize(r, u, &self.cons);
         }
         // Split into blocks of the same kind of first pattern; overloaded
-        // literals are a block each.
+        // literals and views are a block each.
         let kind = |p: &Pat| match p {
             Pat::Con(..) => 1,
             Pat::Lit(..) => 2,
             Pat::Bang(..) => 3,
             Pat::Overloaded { .. } => 4,
+            Pat::View(..) => 5,
             _ => 0,
         };
         let mut blocks: Vec<Vec<Row>> = Vec::new();
         for r in rows {
             let k = kind(&r.pats[0]);
             match blocks.last_mut() {
-                Some(b) if k != 4 && kind(&b[0].pats[0]) == k => b.push(r),
+                Some(b) if k < 4 && kind(&b[0].pats[0]) == k => b.push(r),
                 _ => blocks.push(vec![r]),
             }
         }
@@ -1101,6 +1102,30 @@ impl<'s> Desugar<'s> {
                 let test = Expr::app(eq, vec![Expr::Local(u.clone()), value]);
                 let then = self.match_rows(us, vec![r], fail.clone());
                 self.if_then_else(test, then, fail)
+            }
+            Pat::View(..) => {
+                // `(f -> p)`: `p` matches `f u`, bound lazily (p decides
+                // whether it is evaluated); the function sees the variables
+                // bound left of it, lazy patterns' through their selectors.
+                let mut r = block.remove(0);
+                let Pat::View(f, p, _) = r.pats.remove(0) else {
+                    unreachable!("view block")
+                };
+                self.scopes.push(r.env.iter().cloned().collect());
+                let f = self.expr(&f);
+                self.scopes.pop();
+                let f = r.lazy.iter().rev().fold(f, |e, (v, b)| {
+                    Expr::Let(Box::new(Bind::NonRec(v.clone(), b.clone())), Box::new(e))
+                });
+                let v = self.fresh(var_name(&p));
+                r.pats.insert(0, *p);
+                let mut vars = vec![v.clone()];
+                vars.extend(us.iter().cloned());
+                let body = self.match_rows(&vars, vec![r], fail);
+                Expr::Let(
+                    Box::new(Bind::NonRec(v, Expr::app(f, vec![Expr::Local(u.clone())]))),
+                    Box::new(body),
+                )
             }
             Pat::Bang(..) => {
                 // Evaluate the scrutinee, then match the inner patterns.
@@ -1323,7 +1348,7 @@ fn pat_vars(p: &Pat, out: &mut Vec<Sym>) {
         Pat::Con(_, ps, _) | Pat::Tuple(ps, _) | Pat::List(ps, _) => {
             ps.iter().for_each(|p| pat_vars(p, out))
         }
-        Pat::Lazy(p, _) | Pat::Bang(p, _) => pat_vars(p, out),
+        Pat::Lazy(p, _) | Pat::Bang(p, _) | Pat::View(_, p, _) => pat_vars(p, out),
         Pat::Wildcard(_) | Pat::Lit(..) | Pat::Overloaded { .. } | Pat::Pending(..) => {}
     }
 }

@@ -138,6 +138,25 @@ struct Renamer<'g> {
     extensions: Vec<Sym>,
 }
 
+/// Whether a pattern has a view pattern in it.
+fn has_view(p: &Pat) -> bool {
+    gph_syntax::stack::guard();
+    match p {
+        Pat::View(..) => true,
+        Pat::Var(_) | Pat::Wildcard(_) | Pat::Lit(..) | Pat::NegLit(..) => false,
+        Pat::Con(_, ps, _) | Pat::Tuple(ps, _) | Pat::List(ps, _) => ps.iter().any(has_view),
+        Pat::OpChain(items, _) => items
+            .iter()
+            .any(|i| matches!(i, ChainItem::Operand(p) if has_view(p))),
+        Pat::As(_, p, _)
+        | Pat::Lazy(p, _)
+        | Pat::Bang(p, _)
+        | Pat::Paren(p, _)
+        | Pat::Typed(p, _, _) => has_view(p),
+        Pat::Record(_, fs, _, _) => fs.iter().any(|(_, p)| has_view(p)),
+    }
+}
+
 /// Variables bound by a pattern, in order.
 fn binders(p: &Pat, out: &mut Vec<Ident>) {
     binders_with(p, out, &mut |_, _, _| Vec::new())
@@ -168,9 +187,11 @@ fn binders_with(p: &Pat, out: &mut Vec<Ident>, wildcard: &mut WildcardFields) {
             out.push(i.clone());
             binders(p, out)
         }
-        Pat::Lazy(p, _) | Pat::Bang(p, _) | Pat::Paren(p, _) | Pat::Typed(p, _, _) => {
-            binders(p, out)
-        }
+        Pat::Lazy(p, _)
+        | Pat::Bang(p, _)
+        | Pat::Paren(p, _)
+        | Pat::Typed(p, _, _)
+        | Pat::View(_, p, _) => binders(p, out),
         Pat::Record(c, fs, rest, _) => {
             fs.iter().for_each(|(_, p)| binders(p, out));
             if let Some(dots) = rest {
@@ -426,6 +447,9 @@ impl Renamer<'_> {
             Pat::Lazy(p, s) => Pat::Lazy(Box::new(self.pat(*p)), s),
             Pat::Bang(p, s) => Pat::Bang(Box::new(self.pat(*p)), s),
             Pat::Paren(p, s) => Pat::Paren(Box::new(self.pat(*p)), s),
+            // The function sees the scope around the pattern, and the
+            // arguments left of it (`arg_pats`).
+            Pat::View(f, p, s) => Pat::View(Box::new(self.expr(*f)), Box::new(self.pat(*p)), s),
             Pat::Typed(p, t, s) => {
                 let t = self.qual_type(t);
                 Pat::Typed(Box::new(self.pat(*p)), t, s)
@@ -438,6 +462,27 @@ impl Renamer<'_> {
                 self.record_pat(q, fs, s)
             }
         }
+    }
+
+    /// A function's or lambda's argument patterns: a view pattern's function
+    /// sees the variables of the arguments left of it (as in GHC:
+    /// `f n (lookup n -> Just v)`).
+    fn arg_pats(&mut self, ps: Vec<Pat>) -> Vec<Pat> {
+        let mut out: Vec<Pat> = Vec::with_capacity(ps.len());
+        for p in ps {
+            if out.is_empty() || !has_view(&p) {
+                out.push(self.pat(p));
+                continue;
+            }
+            let mut left = Vec::new();
+            out.iter().for_each(|q| binders(q, &mut left));
+            let mut seen = HashSet::new();
+            left.retain(|v| seen.insert(v.name.clone()));
+            self.push_scope(left, "");
+            out.push(self.pat(p));
+            self.pop_scope();
+        }
+        out
     }
 
     /// Opens a scope binding the variables of these patterns; reports duplicates.
@@ -515,7 +560,7 @@ impl Renamer<'_> {
             }
             Expr::Neg(e, s) => Expr::Neg(Box::new(self.expr(*e)), s),
             Expr::Lambda(ps, body, s) => {
-                let ps: Vec<Pat> = ps.into_iter().map(|p| self.pat(p)).collect();
+                let ps = self.arg_pats(ps);
                 self.bind_pats(&ps);
                 let body = self.expr(*body);
                 self.pop_scope();
@@ -614,6 +659,13 @@ impl Renamer<'_> {
                 self.err(Diagnostic::error(
                     s,
                     "a lazy pattern `~p` can only be used in a pattern",
+                ));
+                Expr::Wildcard(s)
+            }
+            Expr::View(_, _, s) => {
+                self.err(Diagnostic::error(
+                    s,
+                    "a view pattern `(f -> p)` can only be used in a pattern",
                 ));
                 Expr::Wildcard(s)
             }
@@ -1076,7 +1128,7 @@ impl Renamer<'_> {
                 rhs,
                 span,
             } => {
-                let args: Vec<Pat> = args.into_iter().map(|p| self.pat(p)).collect();
+                let args = self.arg_pats(args);
                 self.bind_pats(&args);
                 let rhs = self.rhs(rhs);
                 self.pop_scope();

@@ -185,7 +185,14 @@ impl Refs<'_> {
             | E::As(_, e, _)
             | E::TypeApp(e, _, _)
             | E::Typed(e, _, _) => self.expr(e),
-            E::Lambda(_, b, _) => self.expr(b),
+            E::Lambda(ps, b, _) => {
+                ps.iter().for_each(|p| self.pat(p));
+                self.expr(b)
+            }
+            E::View(f, p, _) => {
+                self.expr(f);
+                self.expr(p)
+            }
             E::Let(ds, b, _) => {
                 self.decls(ds);
                 self.expr(b)
@@ -198,6 +205,7 @@ impl Refs<'_> {
             E::Case(s, alts, _) => {
                 self.expr(s);
                 for a in alts {
+                    self.pat(&a.pat);
                     self.rhs(&a.rhs)
                 }
             }
@@ -230,7 +238,11 @@ impl Refs<'_> {
     fn stmts(&mut self, stmts: &[ast::Stmt]) {
         for s in stmts {
             match s {
-                ast::Stmt::Bind(_, e, _) | ast::Stmt::Expr(e) => self.expr(e),
+                ast::Stmt::Bind(p, e, _) => {
+                    self.pat(p);
+                    self.expr(e)
+                }
+                ast::Stmt::Expr(e) => self.expr(e),
                 ast::Stmt::Let(ds, _) => self.decls(ds),
             }
         }
@@ -252,9 +264,41 @@ impl Refs<'_> {
     fn decls(&mut self, ds: &[Decl]) {
         for d in ds {
             match d {
-                Decl::FunClause { rhs, .. } | Decl::PatBind { rhs, .. } => self.rhs(rhs),
+                Decl::FunClause { args, rhs, .. } => {
+                    args.iter().for_each(|p| self.pat(p));
+                    self.rhs(rhs)
+                }
+                Decl::PatBind { pat, rhs, .. } => {
+                    self.pat(pat);
+                    self.rhs(rhs)
+                }
                 _ => {}
             }
+        }
+    }
+
+    /// The functions of a pattern's view patterns.
+    fn pat(&mut self, p: &ast::Pat) {
+        gph_syntax::stack::guard();
+        use ast::Pat as P;
+        match p {
+            P::View(f, p, _) => {
+                self.expr(f);
+                self.pat(p)
+            }
+            P::Con(_, ps, _) | P::Tuple(ps, _) | P::List(ps, _) => {
+                ps.iter().for_each(|p| self.pat(p))
+            }
+            P::As(_, p, _) | P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => {
+                self.pat(p)
+            }
+            P::Record(_, fs, _, _) => fs.iter().for_each(|(_, p)| self.pat(p)),
+            P::OpChain(items, _) => items.iter().for_each(|i| {
+                if let ast::ChainItem::Operand(p) = i {
+                    self.pat(p)
+                }
+            }),
+            P::Var(_) | P::Wildcard(_) | P::Lit(..) | P::NegLit(..) => {}
         }
     }
 }
@@ -365,8 +409,14 @@ impl Tc {
                 out: Vec::new(),
             };
             match it {
-                BindItem::Fun { clauses, .. } => clauses.iter().for_each(|c| r.rhs(c.rhs)),
-                BindItem::Pat { rhs, .. } => r.rhs(rhs),
+                BindItem::Fun { clauses, .. } => clauses.iter().for_each(|c| {
+                    c.args.iter().for_each(|p| r.pat(p));
+                    r.rhs(c.rhs)
+                }),
+                BindItem::Pat { pat, rhs, .. } => {
+                    r.pat(pat);
+                    r.rhs(rhs)
+                }
             }
             for n in r.out {
                 if let Some(&j) = owner.get(&n) {
@@ -675,9 +725,12 @@ impl Tc {
         match p {
             P::Con(q, args, _) => existential(q) || args.iter().any(|a| self.opens_existential(a)),
             P::Tuple(ps, _) | P::List(ps, _) => ps.iter().any(|a| self.opens_existential(a)),
-            P::As(_, p, _) | P::Lazy(p, _) | P::Bang(p, _) | P::Paren(p, _) | P::Typed(p, _, _) => {
-                self.opens_existential(p)
-            }
+            P::As(_, p, _)
+            | P::Lazy(p, _)
+            | P::Bang(p, _)
+            | P::Paren(p, _)
+            | P::Typed(p, _, _)
+            | P::View(_, p, _) => self.opens_existential(p),
             P::Record(q, fs, _, _) => {
                 existential(q) || fs.iter().any(|(_, a)| self.opens_existential(a))
             }

@@ -247,6 +247,8 @@ pub enum Pat {
     As(Sym, Box<Pat>, Span),
     Lazy(Box<Pat>, Span),
     Bang(Box<Pat>, Span),
+    /// A view pattern: matches `v` when `f v` matches the pattern.
+    View(Box<Expr>, Box<Pat>, Span),
     /// Checker-internal; never present in `typecheck`'s result.
     Pending(u32, Span),
 }
@@ -264,6 +266,7 @@ impl Pat {
             | Pat::As(_, _, s)
             | Pat::Lazy(_, s)
             | Pat::Bang(_, s)
+            | Pat::View(_, _, s)
             | Pat::Pending(_, s) => *s,
         }
     }
@@ -490,6 +493,7 @@ impl Printer {
             Pat::As(v, p, _) => format!("{v}@{}", self.pat(p, 2)),
             Pat::Lazy(p, _) => format!("~{}", self.pat(p, 2)),
             Pat::Bang(p, _) => format!("!{}", self.pat(p, 2)),
+            Pat::View(f, p, _) => format!("({} -> {})", self.expr(f, 0), self.pat(p, 0)),
             Pat::Pending(i, _) => format!("<pending {i}>"),
         }
     }

@@ -396,6 +396,10 @@ impl Tc {
                 self.fin_expr(eq);
                 self.fin_expr(value);
             }
+            Pat::View(f, x, _) => {
+                self.fin_expr(f);
+                self.fin_pat(x);
+            }
             Pat::Var(..) | Pat::Wildcard(_) | Pat::Lit(..) => {}
         }
     }

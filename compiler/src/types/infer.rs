@@ -95,9 +95,11 @@ impl Tc {
             }
             E::Typed(inner, qt, span) => self.tc_annotated(inner, qt, *span, exp, ctx),
             E::TypeApp(_, _, span) => self.tc_type_app(e, *span, exp, ctx),
-            E::Wildcard(span) | E::As(_, _, span) | E::Lazy(_, span) | E::Bang(_, span) => {
-                self.bad_expr(*span, "pattern syntax in an expression")
-            }
+            E::Wildcard(span)
+            | E::As(_, _, span)
+            | E::Lazy(_, span)
+            | E::Bang(_, span)
+            | E::View(_, _, span) => self.bad_expr(*span, "pattern syntax in an expression"),
             E::Record(_, _, _, span) => self.bad_expr(*span, "records are not supported yet"),
             E::OpChain(_, span) => {
                 self.bad_expr(*span, "internal error: unresolved operator chain")
@@ -1100,7 +1102,11 @@ impl Tc {
                 });
                 !single || ps.iter().any(|p| self.pat_can_fail(p))
             }
-            Pat::Lit(..) | Pat::Overloaded { .. } | Pat::List(..) | Pat::Pending(..) => true,
+            Pat::Lit(..)
+            | Pat::Overloaded { .. }
+            | Pat::List(..)
+            | Pat::Pending(..)
+            | Pat::View(..) => true,
         }
     }
 
@@ -1233,6 +1239,18 @@ impl Tc {
             }
             P::Bang(inner, span) => Pat::Bang(Box::new(self.check_pat(inner, exp, binds)), *span),
             P::Paren(inner, _) => self.check_pat(inner, exp, binds),
+            P::View(f, inner, span) => {
+                // `f` takes the matched value to what `inner` matches; it
+                // sees the variables bound left of it.
+                let res = self.table.fresh();
+                let ft = self.fun(exp.clone(), res.clone());
+                let mark = self.locals.len();
+                self.push_binds(binds.clone());
+                let f = self.check(f, &ft, &Ctx::Pattern);
+                self.locals.truncate(mark);
+                let p = self.check_pat(inner, &res, binds);
+                Pat::View(Box::new(f), Box::new(p), *span)
+            }
             P::Typed(inner, qt, _) => {
                 if let Some(s) = self.convert_sig(qt) {
                     // A pattern signature's new variables name the types

@@ -346,6 +346,9 @@ pub enum Expr {
     Lazy(Box<Expr>, Span),
     /// A bang pattern `!p` (with `{-# LANGUAGE BangPatterns #-}`).
     Bang(Box<Expr>, Span),
+    /// A view pattern `(e -> p)` (ViewPatterns), the pattern still an
+    /// expression.
+    View(Box<Expr>, Box<Expr>, Span),
     /// Record construction / update (Tier 2): `C { f = e }` or `e { f = e }`;
     /// the span of a last `..` (RecordWildCards) when there is one. A pun
     /// `C { f }` (NamedFieldPuns) is parsed as `C { f = f }`.
@@ -380,6 +383,7 @@ impl Expr {
             | Expr::As(_, _, s)
             | Expr::Lazy(_, s)
             | Expr::Bang(_, s)
+            | Expr::View(_, _, s)
             | Expr::Record(_, _, _, s) => *s,
         }
     }
@@ -442,6 +446,9 @@ pub enum Pat {
     /// Record pattern (Tier 2): `C { f = p }`, with the span of a last
     /// `..` (RecordWildCards) when there is one.
     Record(QName, Vec<(QName, Pat)>, Option<Span>, Span),
+    /// A view pattern `(e -> p)` (ViewPatterns): matches a value `v` when
+    /// `e v` matches `p`.
+    View(Box<Expr>, Box<Pat>, Span),
 }
 
 impl Pat {
@@ -457,9 +464,11 @@ impl Pat {
             Pat::Con(_, ps, _) | Pat::Tuple(ps, _) | Pat::List(ps, _) => {
                 ps.iter().for_each(|p| p.vars_into(out))
             }
-            Pat::Lazy(p, _) | Pat::Bang(p, _) | Pat::Paren(p, _) | Pat::Typed(p, _, _) => {
-                p.vars_into(out)
-            }
+            Pat::Lazy(p, _)
+            | Pat::Bang(p, _)
+            | Pat::Paren(p, _)
+            | Pat::Typed(p, _, _)
+            | Pat::View(_, p, _) => p.vars_into(out),
             Pat::Record(_, fs, _, _) => fs.iter().for_each(|(_, p)| p.vars_into(out)),
             Pat::OpChain(items, _) => {
                 for it in items {
@@ -488,6 +497,7 @@ impl Pat {
             | Pat::Bang(_, s)
             | Pat::Paren(_, s)
             | Pat::Typed(_, _, s)
+            | Pat::View(_, _, s)
             | Pat::Record(_, _, _, s) => *s,
         }
     }

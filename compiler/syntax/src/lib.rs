@@ -70,6 +70,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GADTs",
     "TypeApplications",
     "ParallelListComp",
+    "ViewPatterns",
     "Haskell2010",
     "Haskell98",
 ];

@@ -930,6 +930,19 @@ pub fn type_app(f: Expr, t: Option<Type>, span: Span) -> Expr {
     Expr::TypeApp(Box::new(f), t, span)
 }
 
+/// A view pattern `(f -> p)` (ViewPatterns), still in expression form.
+pub fn view_pattern(f: Expr, p: Expr, span: Span) -> Expr {
+    require(
+        "ViewPatterns",
+        span,
+        "a view pattern",
+        Some("a view pattern"),
+        "add the pragma at the top of the file, or match the result of the \
+         function in a `case`",
+    );
+    Expr::View(Box::new(f), Box::new(p), span)
+}
+
 /// A tuple whose components are all there, or a tuple section: a function
 /// of the missing components, in order. The components given are shared
 /// by every application, as GHC's are: `(, e)` is
@@ -1244,6 +1257,7 @@ pub fn expr_to_pat(e: Expr) -> Res<Pat> {
             Ok(Pat::Bang(Box::new(expr_to_pat(*e)?), s))
         }
         Expr::Typed(e, t, s) => Ok(Pat::Typed(Box::new(expr_to_pat(*e)?), t, s)),
+        Expr::View(f, p, s) => Ok(Pat::View(f, Box::new(expr_to_pat(*p)?), s)),
         Expr::Record(c, fs, rest, s) => match *c {
             Expr::Con(q) => {
                 let fs = fs

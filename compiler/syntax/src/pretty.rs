@@ -90,7 +90,7 @@ enum TLvl {
 /// The loosest context an expression can stand in without parentheses.
 fn expr_lvl(e: &Expr) -> Lvl {
     match e {
-        Expr::Typed(..) => Lvl::Top,
+        Expr::Typed(..) | Expr::View(..) => Lvl::Top,
         Expr::OpChain(..) | Expr::BinOp(..) | Expr::Neg(..) => Lvl::Infix,
         Expr::Lambda(..) | Expr::Let(..) | Expr::If(..) | Expr::Case(..) | Expr::Do(..) => {
             Lvl::Operand
@@ -227,6 +227,7 @@ fn ml_expr(e: &Expr) -> bool {
         | Expr::As(_, e, _)
         | Expr::Lazy(e, _)
         | Expr::Bang(e, _) => ml_expr(e),
+        Expr::View(f, p, _) => ml_expr(f) || ml_expr(p),
         Expr::If(a, b, c, _) => ml_expr(a) || ml_expr(b) || ml_expr(c),
         Expr::Tuple(es, _) | Expr::List(es, _) => es.iter().any(ml_expr),
         Expr::Range { from, then, to, .. } => {
@@ -807,7 +808,7 @@ impl Printer {
 
     fn pat_lvl(p: &Pat) -> Lvl {
         match p {
-            Pat::Typed(..) => Lvl::Top,
+            Pat::Typed(..) | Pat::View(..) => Lvl::Top,
             Pat::OpChain(..) | Pat::NegLit(..) => Lvl::Infix,
             Pat::Con(q, args, _) if args.len() == 2 && is_operator_name(&q.name) => Lvl::Infix,
             Pat::Con(_, args, _) if !args.is_empty() => Lvl::Fun,
@@ -900,6 +901,11 @@ impl Printer {
                 self.pat(p, Lvl::Infix);
                 self.s(" :: ");
                 self.qual_type(t);
+            }
+            Pat::View(f, p, _) => {
+                self.expr(f, Lvl::Infix, false);
+                self.s(" -> ");
+                self.pat(p, Lvl::Top);
             }
             Pat::Record(q, fs, rest, _) => {
                 self.s(&name_str(q));
@@ -1158,6 +1164,11 @@ impl Printer {
             Expr::Bang(x, _) => {
                 self.s("!");
                 self.prefixed_expr(x);
+            }
+            Expr::View(f, p, _) => {
+                self.expr(f, Lvl::Infix, false);
+                self.s(" -> ");
+                self.expr(p, Lvl::Top, false);
             }
             Expr::Record(x, fs, rest, _) => {
                 self.expr(x, Lvl::Arg, false);
