@@ -391,6 +391,9 @@ pub enum Prim {
     GetEnvironment,
     /// IO Int: nanoseconds of run time so far (System.CPUTime).
     CpuTime,
+    /// IO Int: nanoseconds since 1970-01-01 00:00 UTC, the host's wall
+    /// clock (Data.Time.Clock).
+    PosixTime,
     /// IO Double: the engine's clock, seconds (virtual on the sim engine;
     /// runtime machine::view).
     Clock,

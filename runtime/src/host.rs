@@ -27,6 +27,13 @@ impl Instant {
     }
 }
 
+/// The time since 1970-01-01 00:00 UTC by the host's wall clock. (The
+/// browser build's embedder gives only a monotonic clock: there it is the
+/// time since the page's clock started.)
+pub fn unix_time() -> Duration {
+    imp::unix_time()
+}
+
 /// One of the host's two text streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
@@ -111,6 +118,12 @@ mod imp {
         t.elapsed()
     }
 
+    pub fn unix_time() -> Duration {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+    }
+
     pub fn write(s: Stream, buf: &[u8]) -> std::io::Result<usize> {
         match s {
             Stream::Stdout => std::io::stdout().write(buf),
@@ -164,6 +177,10 @@ mod imp {
 
     pub fn since(t: Instant) -> Duration {
         Duration::from_secs_f64(((now() - t) / 1000.0).max(0.0))
+    }
+
+    pub fn unix_time() -> Duration {
+        Duration::from_secs_f64((now() / 1000.0).max(0.0))
     }
 
     pub fn write(s: Stream, buf: &[u8]) -> std::io::Result<usize> {

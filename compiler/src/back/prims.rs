@@ -263,6 +263,7 @@ pub fn lookup(name: &str) -> Option<PrimInfo> {
         "hFileSize" => rt(&[Int, World], Any, Prim::HFileSize),
         "getEnvironment" => rt(&[World], Any, Prim::GetEnvironment),
         "cpuTime" => rt(&[World], Any, Prim::CpuTime),
+        "posixTime" => rt(&[World], Any, Prim::PosixTime),
         "clock" => rt(&[World], Any, Prim::Clock),
         "peSpeed" => rt(&[Int, World], Any, Prim::PeSpeed),
         "peLoad" => rt(&[Int, World], Any, Prim::PeLoad),
@@ -471,6 +472,7 @@ pub const NAMES: &[&str] = &[
     "hFileSize",
     "getEnvironment",
     "cpuTime",
+    "posixTime",
     "clock",
     "peSpeed",
     "peLoad",
@@ -537,7 +539,7 @@ mod tests {
 
     #[test]
     fn every_name_is_in_the_table() {
-        assert_eq!(NAMES.len(), 195);
+        assert_eq!(NAMES.len(), 196);
         for n in NAMES {
             let p = lookup(n).unwrap();
             assert_eq!(p.name, *n);
@@ -558,6 +560,6 @@ mod tests {
                 count += 1;
             }
         }
-        assert_eq!(count, 197);
+        assert_eq!(count, 198);
     }
 }

@@ -510,6 +510,7 @@ pub fn prim(
         CatchIO => return err("internal error: catchIO outside the reducer"),
         GetArgs => R::IoStrs(pe.io.args.clone()),
         CpuTime => R::IoInt(pe.io.started.elapsed().as_nanos() as i64),
+        PosixTime => R::IoInt(crate::host::unix_time().as_nanos() as i64),
         Clock => R::IoDouble(pe.clock_now()),
         PeSpeed => R::IoDouble(pe.pe_speed(intv(pe, t, 0)?)?),
         PeLoad => R::IoDouble(pe.pe_load(intv(pe, t, 0)?)?),
