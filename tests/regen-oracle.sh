@@ -19,12 +19,15 @@ oracle=${ORACLE:-$(cd "$here/../../shared/tools" 2>/dev/null && pwd)/oracle}
 # GHC versions of gph-only library modules (tests/ghc-shim/README.md).
 export GPH_ORACLE_PATH="$here/ghc-shim${GPH_ORACLE_PATH:+:$GPH_ORACLE_PATH}"
 status=0
-# monad-par (Control.Monad.Par, par_monad_par) is a Debian package the
-# oracle does not install itself.
-if ! ghc-pkg list monad-par 2>/dev/null | grep -q monad-par; then
-  { apt-get install -y -qq libghc-monad-par-dev || { apt-get update -qq && apt-get install -y -qq libghc-monad-par-dev; }; } >/dev/null 2>&1 ||
-    echo "regen-oracle: could not install libghc-monad-par-dev (par_monad_par needs it)" >&2
-fi
+# monad-par and split (Control.Monad.Par, par_monad_par; Data.List.Split,
+# lib_data_list_split) are Debian packages the oracle does not install.
+for pkg in monad-par split; do
+  if ! ghc-pkg list "$pkg" 2>/dev/null | grep -q "$pkg-"; then
+    { apt-get install -y -qq "libghc-$pkg-dev" ||
+      { apt-get update -qq && apt-get install -y -qq "libghc-$pkg-dev"; }; } >/dev/null 2>&1 ||
+      echo "regen-oracle: could not install libghc-$pkg-dev" >&2
+  fi
+done
 
 want() {   # want NAME: true when no names were given or NAME is among them
   [ ${#names[@]} -eq 0 ] && return 0
