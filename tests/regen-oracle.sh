@@ -19,9 +19,9 @@ oracle=${ORACLE:-$(cd "$here/../../shared/tools" 2>/dev/null && pwd)/oracle}
 # GHC versions of gph-only library modules (tests/ghc-shim/README.md).
 export GPH_ORACLE_PATH="$here/ghc-shim${GPH_ORACLE_PATH:+:$GPH_ORACLE_PATH}"
 status=0
-# monad-par and split (Control.Monad.Par, par_monad_par; Data.List.Split,
-# lib_data_list_split) are Debian packages the oracle does not install.
-for pkg in monad-par split; do
+# monad-par, split and async (Control.Monad.Par, Data.List.Split,
+# Control.Concurrent.Async) are Debian packages the oracle does not install.
+for pkg in monad-par split async; do
   if ! ghc-pkg list "$pkg" 2>/dev/null | grep -q "$pkg-"; then
     { apt-get install -y -qq "libghc-$pkg-dev" ||
       { apt-get update -qq && apt-get install -y -qq "libghc-$pkg-dev"; }; } >/dev/null 2>&1 ||
