@@ -708,7 +708,6 @@ impl<'s> Desugar<'s> {
     /// The body of a row, once its patterns matched, falling through to `fail`.
     fn emit(&mut self, row: &Row, fail: Expr) -> Expr {
         self.scopes.push(row.env.iter().cloned().collect());
-        let lazy = row.lazy.clone();
         let e = match row.body {
             Body::Expr(e) => self.expr(e),
             Body::Var(x) => match self.lookup_local(x) {
@@ -731,9 +730,7 @@ impl<'s> Desugar<'s> {
             }
         };
         self.scopes.pop();
-        lazy.into_iter().rev().fold(e, |e, (v, b)| {
-            Expr::Let(Box::new(Bind::NonRec(v, b)), Box::new(e))
-        })
+        with_lazy(&row.lazy, e)
     }
 
     fn guard_chain(&mut self, quals: &[Stmt], body: &elab::Expr, fail: Expr) -> Expr {
@@ -1114,9 +1111,7 @@ impl<'s> Desugar<'s> {
                 self.scopes.push(r.env.iter().cloned().collect());
                 let f = self.expr(&f);
                 self.scopes.pop();
-                let f = r.lazy.iter().rev().fold(f, |e, (v, b)| {
-                    Expr::Let(Box::new(Bind::NonRec(v.clone(), b.clone())), Box::new(e))
-                });
+                let f = with_lazy(&r.lazy, f);
                 let v = self.fresh(var_name(&p));
                 r.pats.insert(0, *p);
                 let mut vars = vec![v.clone()];
@@ -1184,6 +1179,14 @@ impl<'s> Desugar<'s> {
             }
         }
     }
+}
+
+/// `e` under the `let`s that bind a row's lazy-pattern variables to their
+/// selectors.
+fn with_lazy(lazy: &[(Var, Expr)], e: Expr) -> Expr {
+    lazy.iter().rev().fold(e, |e, (v, b)| {
+        Expr::Let(Box::new(Bind::NonRec(v.clone(), b.clone())), Box::new(e))
+    })
 }
 
 /// The source variable a pattern binds to the whole value it matches
