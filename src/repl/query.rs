@@ -153,8 +153,13 @@ impl Session {
 
 /// `() -> T` becomes `T`, keeping a context: `Num a => () -> a` is `Num a => a`.
 fn strip_unit_arg(t: &str) -> String {
+    // The context's `=>` is the first one unless the type begins with the
+    // argument (`() -> (forall a. Show a => a -> String) -> C`).
+    if let Some(rest) = t.strip_prefix("() -> ") {
+        return rest.to_string();
+    }
     match t.split_once("=> ") {
         Some((ctx, rest)) => format!("{ctx}=> {}", rest.strip_prefix("() -> ").unwrap_or(rest)),
-        None => t.strip_prefix("() -> ").unwrap_or(t).to_string(),
+        None => t.to_string(),
     }
 }

@@ -364,6 +364,18 @@ fn constrained(t: &Type, vars: &mut Vec<Sym>, applied: &mut Vec<(String, Type)>)
         }
         Type::List(t, _) | Type::Bang(t, _) => constrained(t, vars, applied),
         Type::Tuple(ts, _) => ts.iter().for_each(|t| constrained(t, vars, applied)),
+        // A polymorphic field: no instance of the class is derivable for
+        // it (the checker says so); its free variables are the type's.
+        Type::Forall(q) => {
+            let mut free = Vec::new();
+            t.vars_into(&mut free);
+            for v in free {
+                if !vars.contains(&v) {
+                    vars.push(v);
+                }
+            }
+            let _ = q;
+        }
     }
 }
 
@@ -376,6 +388,7 @@ fn type_key(t: &Type) -> String {
         Type::Fun(a, b, _) => format!("({} -> {})", type_key(a), type_key(b)),
         Type::List(t, _) => format!("[{}]", type_key(t)),
         Type::Bang(t, _) => type_key(t),
+        Type::Forall(_) => gph_syntax::pretty::ty(t),
         Type::Tuple(ts, _) => format!(
             "({})",
             ts.iter().map(type_key).collect::<Vec<_>>().join(",")
@@ -1427,6 +1440,7 @@ impl Gen<'_> {
         }
         match t {
             Type::Var(_) => Ok(()),
+            Type::Forall(_) => Err(self.cannot(class, "a field has a polymorphic (`forall`) type")),
             Type::Bang(t, _) | Type::List(t, _) => self.check_functorial(class, t, a, context),
             Type::Tuple(ts, _) => ts
                 .iter()
@@ -1511,6 +1525,8 @@ impl Gen<'_> {
         match t {
             Type::Var(_) => self.app(self.var("f"), vec![x]),
             Type::Bang(t, _) => self.fmap_field(t, a, x),
+            // Refused by `check_functorial` before.
+            Type::Forall(_) => x,
             Type::List(t, _) | Type::App(_, t, _) => {
                 self.through("fmap", x, |y| self.fmap_field(t, a, y))
             }
@@ -1561,6 +1577,8 @@ impl Gen<'_> {
         match t {
             Type::Var(_) => self.app(self.var("f"), vec![x, acc]),
             Type::Bang(t, _) => self.foldr_field(t, a, x, acc),
+            // Refused by `check_functorial` before.
+            Type::Forall(_) => acc,
             Type::List(t, _) | Type::App(_, t, _) => {
                 let (y, r) = (self.fresh_name("y"), self.fresh_name("r"));
                 let inner = self.foldr_field(t, a, self.var(&y), self.var(&r));
@@ -1621,6 +1639,8 @@ impl Gen<'_> {
         match t {
             Type::Var(_) => self.app(self.var("f"), vec![x]),
             Type::Bang(t, _) => self.foldmap_field(t, a, x),
+            // Refused by `check_functorial` before.
+            Type::Forall(_) => self.lib_var("mempty"),
             Type::List(t, _) | Type::App(_, t, _) => {
                 self.through("foldMap", x, |y| self.foldmap_field(t, a, y))
             }
@@ -1677,6 +1697,8 @@ impl Gen<'_> {
         match t {
             Type::Var(_) => self.app(self.var("f"), vec![x]),
             Type::Bang(t, _) => self.traverse_field(t, a, x),
+            // Refused by `check_functorial` before.
+            Type::Forall(_) => self.call("pure", vec![x]),
             Type::List(t, _) | Type::App(_, t, _) => {
                 self.through("traverse", x, |y| self.traverse_field(t, a, y))
             }

@@ -385,6 +385,7 @@ impl Renamer<'_> {
             Type::Fun(a, b, s) => Type::Fun(Box::new(self.ty(*a)), Box::new(self.ty(*b)), s),
             Type::List(t, s) => Type::List(Box::new(self.ty(*t)), s),
             Type::Tuple(ts, s) => Type::Tuple(ts.into_iter().map(|t| self.ty(t)).collect(), s),
+            Type::Forall(q) => Type::Forall(Box::new(self.qual_type(*q))),
             Type::Bang(t, s) => {
                 self.err(Diagnostic::error(
                     s,

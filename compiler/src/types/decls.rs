@@ -720,7 +720,7 @@ fn instance_head_ok(t: &ast::Type, tc: &Tc) -> bool {
             }
             matches!(h, ast::Type::Con(q) if !is_synonym(q, tc)) && distinct(&args)
         }
-        ast::Type::Bang(..) => false,
+        ast::Type::Bang(..) | ast::Type::Forall(_) => false,
     }
 }
 

@@ -54,10 +54,75 @@ impl Tc {
         }
     }
 
+    /// Puts pattern-bound variables in scope. A variable of a polymorphic
+    /// type (an argument of type `forall a. [a] -> [a]`, RankNTypes) is
+    /// used as a let-bound one is: instantiated at each use.
     pub fn push_binds(&mut self, binds: Binds) {
         for (n, t) in binds {
-            self.locals.push((n, ValueInfo::Poly(Scheme::mono(t))));
+            let s = match self.table.head(&t).ty() {
+                Ty::Forall(p) => p.to_scheme(),
+                _ => Scheme::mono(t),
+            };
+            self.locals.push((n, ValueInfo::Poly(s)));
         }
+    }
+
+    /// Whether the function of an application (`f a b`, its head a name)
+    /// has a polymorphic argument somewhere in its declared type.
+    fn takes_poly_arg(&self, e: &ast::Expr) -> bool {
+        let mut head = e;
+        while let ast::Expr::App(f, _, _) | ast::Expr::Paren(f, _) = head {
+            head = f;
+        }
+        let scheme = match head {
+            ast::Expr::Var(q) if q.qual.is_none() => match self.lookup_local(&q.name) {
+                Some(ValueInfo::Poly(s)) => Some(s),
+                _ => None,
+            },
+            ast::Expr::Var(q) => match self.env.values.get(&Tc::global_of(q)) {
+                Some(ValueInfo::Poly(s)) => Some(s),
+                _ => None,
+            },
+            ast::Expr::Con(q) => self.env.datacons.get(&Tc::global_of(q)).map(|i| &i.scheme),
+            _ => None,
+        };
+        scheme.is_some_and(|s| has_forall(&s.ty))
+    }
+
+    /// A polymorphic type met where a value is used (the result of a
+    /// selector `runNat :: Nat f g -> forall a. f a -> g a`) is
+    /// instantiated, its dictionaries applied.
+    fn inst_forall(&mut self, mut e: Expr, mut t: Type, span: Span) -> (Expr, Type) {
+        while let Ty::Forall(p) = self.table.head(&t).ty() {
+            let (t2, preds) = self.instantiate(&p.to_scheme());
+            e = self.apply_dicts(e, preds, span, "a use of a polymorphic value");
+            t = t2;
+        }
+        (e, t)
+    }
+
+    /// An expression checked against a polymorphic type (the argument of
+    /// `(forall a. [a] -> [a]) -> ...`): as a binding against its
+    /// signature, rigid variables and given dictionaries; the value passed
+    /// is the dictionary-taking function.
+    fn check_poly(&mut self, e: &ast::Expr, p: &Poly, whole: &Type, ctx: &Ctx) -> (Expr, Type) {
+        let scheme = p.to_scheme();
+        let span = e.span();
+        let owner = format!("the type `{}` the context expects", self.show_type(whole));
+        let (dicts, body) = self.check_against_scheme(
+            &scheme,
+            Some((Sym::from(owner.as_str()), span)),
+            &[],
+            &[],
+            |tc, ty| tc.check(e, ty, ctx),
+        );
+        if dicts.is_empty() {
+            return (body, whole.clone());
+        }
+        let name = self.fresh_name("poly");
+        let binding = dict_binding(&name, dicts, body, span);
+        let e = Expr::Let(vec![binding], Box::new(Expr::local(name, span)), span);
+        (e, whole.clone())
     }
 
     /// Dispatches on the form of the expression. Each form is checked by a
@@ -67,6 +132,14 @@ impl Tc {
     fn tc_expr(&mut self, e: &ast::Expr, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
         gph_syntax::stack::guard();
         use ast::Expr as E;
+        if let Some(x) = exp {
+            if let Ty::Forall(p) = self.table.head(x).ty() {
+                if !matches!(e, E::Paren(..)) {
+                    let p = p.clone();
+                    return self.check_poly(e, &p, x, ctx);
+                }
+            }
+        }
         match e {
             E::Paren(inner, _) => self.tc_expr(inner, exp, ctx),
             E::Var(q) => self.tc_var_expr(q, exp, ctx),
@@ -228,12 +301,14 @@ impl Tc {
     #[inline(never)]
     fn tc_var_expr(&mut self, q: &QName, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
         let (te, t) = self.tc_var(q);
+        let (te, t) = self.inst_forall(te, t, q.span);
         self.finish(te, t, exp, q.span, ctx)
     }
 
     #[inline(never)]
     fn tc_con_expr(&mut self, q: &QName, exp: Option<&Type>, ctx: &Ctx) -> (Expr, Type) {
         let (te, t) = self.tc_con(q);
+        let (te, t) = self.inst_forall(te, t, q.span);
         self.finish(te, t, exp, q.span, ctx)
     }
 
@@ -270,6 +345,18 @@ impl Tc {
         exp: Option<&Type>,
         ctx: &Ctx,
     ) -> (Expr, Type) {
+        // `f $ x` is `f x` when `f` takes a polymorphic argument (`runCont
+        // $ ...`, `SB $ show`): GHC 9.0's rule for `($)`, since `($)`'s
+        // own type would instantiate its `a` with a polymorphic type.
+        let g = Tc::global_of(op);
+        if &*g.name == "$" && &*g.module == "Prelude" && self.takes_poly_arg(l) {
+            return self.tc_application(
+                &ast::Expr::App(Box::new(l.clone()), Box::new(r.clone()), span),
+                span,
+                exp,
+                ctx,
+            );
+        }
         let (he, ht) = self.tc_op(op);
         self.tc_app(
             he,
@@ -725,6 +812,7 @@ impl Tc {
         let mut e = he;
         let mut t = ht.clone();
         for (i, a) in args.iter().enumerate() {
+            (e, t) = self.inst_forall(e, t, span);
             let (arg_t, res_t) = match self.as_fun(&t) {
                 Some(p) => p,
                 None => {
@@ -781,6 +869,7 @@ impl Tc {
             e = Expr::app(e, ae, start.to(a.span()));
             t = res_t;
         }
+        let (e, t) = self.inst_forall(e, t, span);
         self.finish(e, t, exp, span, ctx)
     }
 
@@ -879,20 +968,7 @@ impl Tc {
             &self.scoped_by(qt),
             |tc, ty| tc.check(inner, ty, &Ctx::Annotation),
         );
-        let binding = elab::Binding::Fun {
-            name: Name::Local(name.clone()),
-            dicts,
-            clauses: vec![elab::Clause {
-                args: Vec::new(),
-                rhs: Rhs {
-                    body: RhsBody::Plain(body),
-                    wheres: Vec::new(),
-                    span,
-                },
-                span,
-            }],
-            span,
-        };
+        let binding = dict_binding(&name, dicts, body, span);
         let (t, preds) = self.instantiate(&scheme);
         let use_ = self.apply_dicts(
             Expr::local(name, span),
@@ -1493,4 +1569,23 @@ struct Opened {
     dicts: Vec<Pat>,
     /// The equalities that refine the parameters (`Tc::refine`).
     eqs: Vec<(Type, Type)>,
+}
+
+/// `name dicts = body`: a value checked against a polymorphic type, its
+/// context's dictionaries its parameters.
+fn dict_binding(name: &Sym, dicts: Vec<Sym>, body: Expr, span: Span) -> elab::Binding {
+    elab::Binding::Fun {
+        name: Name::Local(name.clone()),
+        dicts,
+        clauses: vec![elab::Clause {
+            args: Vec::new(),
+            rhs: Rhs {
+                body: RhsBody::Plain(body),
+                wheres: Vec::new(),
+                span,
+            },
+            span,
+        }],
+        span,
+    }
 }

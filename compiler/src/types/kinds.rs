@@ -68,6 +68,14 @@ pub fn show_ast_type_prec(t: &ast::Type, prec: u8) -> String {
                 out.push('!');
                 go(a, 2, out);
             }
+            ast::Type::Forall(_) => {
+                let text = gph_syntax::pretty::ty(t);
+                if prec >= 1 {
+                    out.push_str(&format!("({text})"));
+                } else {
+                    out.push_str(&text);
+                }
+            }
         }
     }
     let mut s = String::new();
@@ -282,6 +290,22 @@ impl Tc {
                 }
                 ok.then_some(Kind::Star)
             }
+            ast::Type::Forall(q) => {
+                // Its variables are its own: in front of the scope (found
+                // first), removed after.
+                let n = q.forall.len();
+                for v in q.forall.iter().rev() {
+                    let k = self.kfresh();
+                    scope.insert(0, (v.name.clone(), k));
+                }
+                let mut ok = true;
+                for p in &q.context {
+                    ok &= self.check_pred_kind(p, scope, new_vars).is_some();
+                }
+                ok &= self.expect_star(&q.ty, scope, new_vars);
+                scope.drain(0..n);
+                ok.then_some(Kind::Star)
+            }
             ast::Type::Bang(_, span) => {
                 self.error(
                     Diagnostic::error(
@@ -429,6 +453,29 @@ impl Tc {
                 self.tuple_of(ts)
             }
             ast::Type::Bang(a, _) => self.to_type(a, vars),
+            ast::Type::Forall(q) => {
+                let mut inner = vars.clone();
+                let mut bvars = Vec::new();
+                for v in &q.forall {
+                    let id = self.table.next_bound;
+                    self.table.next_bound += 1;
+                    inner.insert(v.name.clone(), Type::new(Ty::Bound(id)));
+                    bvars.push((id, v.name.clone()));
+                }
+                let mut preds = Vec::new();
+                for p in &q.context {
+                    if let Some(class) = self.env.lookup_class(&Tc::global_of(&p.class)) {
+                        let ty = self.to_type(&p.ty, &inner);
+                        preds.push(Pred { class, ty });
+                    }
+                }
+                let ty = self.to_type(&q.ty, &inner);
+                Type::new(Ty::Forall(std::rc::Rc::new(Poly {
+                    vars: bvars,
+                    preds,
+                    ty,
+                })))
+            }
         }
     }
 
@@ -491,11 +538,49 @@ impl Tc {
                 ty: self.to_type(&p.ty, &vars),
             })
             .collect();
-        Some(Scheme {
+        Some(self.prenex(Scheme {
             vars: bound,
             preds,
             ty,
-        })
+        }))
+    }
+
+    /// A signature's `forall`s right of its arrows moved to its front
+    /// (`Int -> forall a. a -> a` is `forall a. Int -> a -> a`; `_1 ::
+    /// Lens (a, b) a` with `type Lens s a = forall f. ...`), as GHC does: a
+    /// binding's clauses and its uses see one scheme.
+    pub fn prenex(&mut self, mut s: Scheme) -> Scheme {
+        let mut args = Vec::new();
+        let mut t = s.ty.clone();
+        let mut changed = false;
+        loop {
+            let h = self.table.head(&t);
+            if let Ty::Forall(p) = h.ty() {
+                let ids: Vec<u32> = p.vars.iter().map(|(i, _)| *i).collect();
+                let gens: Vec<Type> = (0..ids.len())
+                    .map(|k| Type::gen((s.vars.len() + k) as u32))
+                    .collect();
+                s.vars.extend(p.vars.iter().map(|(_, n)| Some(n.clone())));
+                s.preds.extend(p.preds.iter().map(|q| Pred {
+                    class: q.class,
+                    ty: subst_bound(&q.ty, &ids, &gens),
+                }));
+                t = subst_bound(&p.ty, &ids, &gens);
+                changed = true;
+                continue;
+            }
+            match self.as_fun(&h) {
+                Some((a, r)) => {
+                    args.push(a);
+                    t = r;
+                }
+                None => break,
+            }
+        }
+        if changed {
+            s.ty = args.into_iter().rev().fold(t, |r, a| self.fun(a, r));
+        }
+        s
     }
 
     /// A type in a declaration (instance head, foreign import): its scheme
@@ -976,6 +1061,10 @@ fn collect_cons<'a>(t: &'a ast::Type, out: &mut Vec<&'a ast::QName>) {
         }
         ast::Type::List(a, _) | ast::Type::Bang(a, _) => collect_cons(a, out),
         ast::Type::Tuple(ts, _) => ts.iter().for_each(|x| collect_cons(x, out)),
+        ast::Type::Forall(q) => {
+            q.context.iter().for_each(|p| collect_cons(&p.ty, out));
+            collect_cons(&q.ty, out)
+        }
     }
 }
 

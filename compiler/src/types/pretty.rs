@@ -14,6 +14,8 @@ pub struct Namer {
     skolems: HashMap<u32, String>,
     /// Names of the bound variables when printing a scheme.
     gens: Vec<String>,
+    /// Names of the variables of the `forall`s inside types being printed.
+    bound: HashMap<u32, String>,
     used: Vec<String>,
     next: usize,
 }
@@ -198,6 +200,29 @@ impl Printer<'_> {
                 }
             }
             Ty::Error => out.push('_'),
+            Ty::Bound(b) => {
+                let n = self.namer.bound.get(b).cloned();
+                out.push_str(&n.unwrap_or_else(|| format!("t{b}")))
+            }
+            Ty::Forall(p) => {
+                let p = p.clone();
+                if prec >= 1 {
+                    out.push('(');
+                }
+                out.push_str("forall");
+                for (id, n) in &p.vars {
+                    let n = self.namer.unique(n);
+                    out.push(' ');
+                    out.push_str(&n);
+                    self.namer.bound.insert(*id, n);
+                }
+                out.push_str(". ");
+                let body = self.qualified(&p.preds, &p.ty);
+                out.push_str(&body);
+                if prec >= 1 {
+                    out.push(')');
+                }
+            }
             Ty::Con(c) => {
                 let n = self.tycon_name(*c);
                 // The function type unapplied, or applied to one argument
@@ -305,6 +330,7 @@ fn gen_order(t: &Type, out: &mut Vec<u32>) {
             }
             gen_order(e, out);
         }
+        Ty::Forall(p) => p.parts().iter().for_each(|x| gen_order(x, out)),
         _ => {}
     }
 }

@@ -76,6 +76,86 @@ pub enum Ty {
     /// The type of an expression that already failed to type-check: unifies
     /// with everything, so that one mistake is reported once.
     Error,
+    /// A polymorphic type inside a type (RankNTypes): the argument of
+    /// `(forall a. [a] -> [a]) -> Int`, a constructor's field.
+    Forall(Rc<Poly>),
+    /// A variable bound by an enclosing [`Ty::Forall`] (its id is unique to
+    /// that quantifier, so substitution never captures).
+    Bound(u32),
+}
+
+/// `forall vars. preds => ty` inside a type. Checking an expression
+/// against it is checking a binding against a signature (its variables
+/// rigid, its context given dictionaries); using a variable of this type
+/// instantiates it, as a let-bound variable's scheme.
+#[derive(Debug)]
+pub struct Poly {
+    pub vars: Vec<(u32, Sym)>,
+    pub preds: Vec<Pred>,
+    pub ty: Type,
+}
+
+impl Poly {
+    /// The quantifier as a scheme (its variables `Gen`), to instantiate or
+    /// check against the way a signature is.
+    pub fn to_scheme(&self) -> Scheme {
+        let ids: Vec<u32> = self.vars.iter().map(|(i, _)| *i).collect();
+        let gens: Vec<Type> = (0..ids.len() as u32).map(Type::gen).collect();
+        Scheme {
+            vars: self.vars.iter().map(|(_, n)| Some(n.clone())).collect(),
+            preds: self
+                .preds
+                .iter()
+                .map(|p| Pred {
+                    class: p.class,
+                    ty: subst_bound(&p.ty, &ids, &gens),
+                })
+                .collect(),
+            ty: subst_bound(&self.ty, &ids, &gens),
+        }
+    }
+
+    /// The same quantifier with `f` applied to its context and body.
+    pub fn map(&self, mut f: impl FnMut(&Type) -> Type) -> Poly {
+        Poly {
+            vars: self.vars.clone(),
+            preds: self
+                .preds
+                .iter()
+                .map(|p| Pred {
+                    class: p.class,
+                    ty: f(&p.ty),
+                })
+                .collect(),
+            ty: f(&self.ty),
+        }
+    }
+
+    /// The types it is made of: its context's and its body.
+    pub fn parts(&self) -> Vec<Type> {
+        let mut v: Vec<Type> = self.preds.iter().map(|p| p.ty.clone()).collect();
+        v.push(self.ty.clone());
+        v
+    }
+}
+
+/// Replaces `Bound(ids[i])` by `args[i]`.
+pub fn subst_bound(t: &Type, ids: &[u32], args: &[Type]) -> Type {
+    gph_syntax::stack::guard();
+    match t.ty() {
+        Ty::Bound(b) => match ids.iter().position(|i| i == b) {
+            Some(k) => args[k].clone(),
+            None => t.clone(),
+        },
+        Ty::App(f, a) => Type::app(subst_bound(f, ids, args), subst_bound(a, ids, args)),
+        Ty::Syn(c, xs, e) => Type::new(Ty::Syn(
+            *c,
+            xs.iter().map(|x| subst_bound(x, ids, args)).collect(),
+            subst_bound(e, ids, args),
+        )),
+        Ty::Forall(p) => Type::new(Ty::Forall(Rc::new(p.map(|x| subst_bound(x, ids, args))))),
+        Ty::Var(_) | Ty::Skol(_) | Ty::Gen(_) | Ty::Con(_) | Ty::Error => t.clone(),
+    }
 }
 
 impl Type {
@@ -118,6 +198,8 @@ impl fmt::Debug for Type {
             Ty::App(a, b) => write!(f, "({a:?} {b:?})"),
             Ty::Syn(c, _, e) => write!(f, "<syn T{}={e:?}>", c.0),
             Ty::Error => write!(f, "<error>"),
+            Ty::Forall(p) => write!(f, "(forall {:?}. {:?} => {:?})", p.vars, p.preds, p.ty),
+            Ty::Bound(b) => write!(f, "%{b}"),
         }
     }
 }
@@ -191,7 +273,8 @@ pub fn subst_gen(t: &Type, args: &[Type]) -> Type {
             xs.iter().map(|x| subst_gen(x, args)).collect(),
             subst_gen(e, args),
         )),
-        Ty::Var(_) | Ty::Skol(_) | Ty::Con(_) | Ty::Error => t.clone(),
+        Ty::Forall(p) => Type::new(Ty::Forall(Rc::new(p.map(|x| subst_gen(x, args))))),
+        Ty::Var(_) | Ty::Skol(_) | Ty::Con(_) | Ty::Error | Ty::Bound(_) => t.clone(),
     }
 }
 
@@ -202,6 +285,18 @@ pub fn has_gen(t: &Type) -> bool {
         Ty::Gen(_) => true,
         Ty::App(f, a) => has_gen(f) || has_gen(a),
         Ty::Syn(_, _, e) => has_gen(e),
+        Ty::Forall(p) => p.parts().iter().any(has_gen),
+        _ => false,
+    }
+}
+
+/// Whether the type has a `forall` inside (RankNTypes), through synonyms.
+pub fn has_forall(t: &Type) -> bool {
+    gph_syntax::stack::guard();
+    match t.ty() {
+        Ty::Forall(_) => true,
+        Ty::App(f, a) => has_forall(f) || has_forall(a),
+        Ty::Syn(_, _, e) => has_forall(e),
         _ => false,
     }
 }
@@ -259,6 +354,8 @@ pub struct TypeTable {
     /// `Just (Just (.. ()))` walked the whole type below it: quadratic, 2 s
     /// for 5,000.
     ground: HashMap<*const Ty, Type>,
+    /// The next id of a variable bound inside a type ([`Ty::Bound`]).
+    pub next_bound: u32,
 }
 
 impl TypeTable {
@@ -340,6 +437,10 @@ impl TypeTable {
                 let e2 = self.zonk(e);
                 Type::new(Ty::Syn(*c, xs2, e2))
             }
+            Ty::Forall(p) => {
+                let p = p.clone();
+                Type::new(Ty::Forall(Rc::new(p.map(|x| self.zonk(x)))))
+            }
             _ => t,
         }
     }
@@ -409,6 +510,34 @@ impl TypeTable {
             (Ty::Con(c1), Ty::Con(c2)) if c1 == c2 => Ok(()),
             (Ty::Skol(s1), Ty::Skol(s2)) if s1 == s2 => Ok(()),
             (Ty::Gen(g1), Ty::Gen(g2)) if g1 == g2 => Ok(()),
+            (Ty::Bound(b1), Ty::Bound(b2)) if b1 == b2 => Ok(()),
+            (Ty::Forall(p1), Ty::Forall(p2))
+                if p1.vars.len() == p2.vars.len()
+                    && p1.preds.len() == p2.preds.len()
+                    && p1
+                        .preds
+                        .iter()
+                        .zip(&p2.preds)
+                        .all(|(x, y)| x.class == y.class) =>
+            {
+                // Equal up to the names of their variables: both
+                // instantiated with the same fresh rigid variables.
+                let (p1, p2) = (p1.clone(), p2.clone());
+                let sks: Vec<Type> = p1
+                    .vars
+                    .iter()
+                    .map(|(_, n)| self.skolem(n.clone(), None))
+                    .collect();
+                let ids1: Vec<u32> = p1.vars.iter().map(|(i, _)| *i).collect();
+                let ids2: Vec<u32> = p2.vars.iter().map(|(i, _)| *i).collect();
+                for (x, y) in p1.parts().iter().zip(p2.parts().iter()) {
+                    let x = subst_bound(x, &ids1, &sks);
+                    let y = subst_bound(y, &ids2, &sks);
+                    self.unify(&x, &y)
+                        .map_err(|_| UnifyError::Mismatch(a.clone(), b.clone()))?;
+                }
+                Ok(())
+            }
             (Ty::App(f1, a1), Ty::App(f2, a2)) => {
                 let (f1, a1, f2, a2) = (f1.clone(), a1.clone(), f2.clone(), a2.clone());
                 self.unify(&f1, &f2)?;
@@ -421,6 +550,11 @@ impl TypeTable {
     }
 
     fn bind(&mut self, v: u32, t: &Type) -> Result<(), UnifyError> {
+        // A variable stands for a monotype (no ImpredicativeTypes): a
+        // polymorphic argument needs a signature that says so.
+        if matches!(self.head(t).ty(), Ty::Forall(_)) {
+            return Err(UnifyError::Mismatch(Type::var(v), t.clone()));
+        }
         let level = self.vars[v as usize].level;
         if self.deferring && level < self.level && self.closed(t, level) {
             self.deferred.push((v, t.clone()));
@@ -451,7 +585,8 @@ impl TypeTable {
                 let e = e.clone();
                 self.closed(&e, level)
             }
-            Ty::Con(_) | Ty::Gen(_) | Ty::Error => true,
+            Ty::Forall(p) => p.parts().iter().all(|x| self.closed(x, level)),
+            Ty::Con(_) | Ty::Gen(_) | Ty::Error | Ty::Bound(_) => true,
         }
     }
 
@@ -510,7 +645,14 @@ impl TypeTable {
                 let e = e.clone();
                 self.adjust_ground(v, level, &e)
             }
-            Ty::Con(_) | Ty::Gen(_) | Ty::Error => Ok(true),
+            Ty::Forall(p) => {
+                let mut ground = true;
+                for x in p.parts() {
+                    ground &= self.adjust_ground(v, level, &x)?;
+                }
+                Ok(ground)
+            }
+            Ty::Con(_) | Ty::Gen(_) | Ty::Error | Ty::Bound(_) => Ok(true),
         }
     }
 
@@ -529,6 +671,26 @@ impl TypeTable {
                 self.equal(&f1, &f2) && self.equal(&a1, &a2)
             }
             (Ty::Error, Ty::Error) => true,
+            (Ty::Bound(x), Ty::Bound(y)) => x == y,
+            (Ty::Forall(p1), Ty::Forall(p2)) if p1.vars.len() == p2.vars.len() => {
+                let ids2: Vec<u32> = p2.vars.iter().map(|(i, _)| *i).collect();
+                let as1: Vec<Type> = p1
+                    .vars
+                    .iter()
+                    .map(|(i, _)| Type::new(Ty::Bound(*i)))
+                    .collect();
+                let (xs, ys) = (p1.parts(), p2.parts());
+                xs.len() == ys.len()
+                    && p1
+                        .preds
+                        .iter()
+                        .zip(&p2.preds)
+                        .all(|(x, y)| x.class == y.class)
+                    && xs
+                        .iter()
+                        .zip(&ys)
+                        .all(|(x, y)| self.equal(x, &subst_bound(y, &ids2, &as1)))
+            }
             _ => false,
         }
     }
@@ -544,6 +706,7 @@ impl TypeTable {
                 let (f, a) = (f.clone(), a.clone());
                 self.has_inner_vars(&f, level) || self.has_inner_vars(&a, level)
             }
+            Ty::Forall(p) => p.parts().iter().any(|x| self.has_inner_vars(x, level)),
             _ => false,
         }
     }
@@ -558,6 +721,7 @@ impl TypeTable {
                 let (f, a) = (f.clone(), a.clone());
                 self.has_error(&f) || self.has_error(&a)
             }
+            Ty::Forall(p) => p.parts().iter().any(|x| self.has_error(x)),
             _ => false,
         }
     }
@@ -573,6 +737,7 @@ impl TypeTable {
                 self.free_vars(&f, out);
                 self.free_vars(&a, out);
             }
+            Ty::Forall(p) => p.parts().iter().for_each(|x| self.free_vars(x, out)),
             _ => {}
         }
     }

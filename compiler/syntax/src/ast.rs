@@ -514,6 +514,10 @@ pub enum Type {
     Tuple(Vec<Type>, Span),
     /// Strict field mark inside a data declaration (only valid there).
     Bang(Box<Type>, Span),
+    /// A `forall` inside a type (RankNTypes): `(forall a. [a] -> [a]) ->
+    /// Int`, a constructor field `(forall a. f a -> g a)`, the right-hand
+    /// side of a synonym.
+    Forall(Box<QualType>),
 }
 
 impl Type {
@@ -527,6 +531,7 @@ impl Type {
             | Type::List(_, s)
             | Type::Tuple(_, s)
             | Type::Bang(_, s) => *s,
+            Type::Forall(q) => q.span,
         }
     }
 
@@ -547,6 +552,17 @@ impl Type {
             }
             Type::List(t, _) | Type::Bang(t, _) => t.vars_into(out),
             Type::Tuple(ts, _) => ts.iter().for_each(|t| t.vars_into(out)),
+            // The variables it binds are its own, not the enclosing type's.
+            Type::Forall(q) => {
+                let mut inner = Vec::new();
+                q.context.iter().for_each(|p| p.ty.vars_into(&mut inner));
+                q.ty.vars_into(&mut inner);
+                for v in inner {
+                    if !q.forall.iter().any(|b| b.name == v) && !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
         }
     }
 
@@ -569,6 +585,31 @@ impl Type {
             Type::Bang(t, s) => Type::Bang(Box::new(t.rename_vars(to)), s),
             Type::Tuple(ts, s) => {
                 Type::Tuple(ts.into_iter().map(|t| t.rename_vars(to)).collect(), s)
+            }
+            Type::Forall(q) => {
+                let q = *q;
+                let bound = q.forall.clone();
+                let inner = |n: &Sym| {
+                    if bound.iter().any(|b| &b.name == n) {
+                        None
+                    } else {
+                        to(n)
+                    }
+                };
+                Type::Forall(Box::new(QualType {
+                    forall: q.forall,
+                    context: q
+                        .context
+                        .into_iter()
+                        .map(|p| Pred {
+                            class: p.class,
+                            ty: p.ty.rename_vars(&inner),
+                            span: p.span,
+                        })
+                        .collect(),
+                    ty: q.ty.rename_vars(&inner),
+                    span: q.span,
+                }))
             }
         }
     }

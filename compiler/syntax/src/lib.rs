@@ -71,6 +71,8 @@ pub const EXTENSIONS: &[&str] = &[
     "TypeApplications",
     "ParallelListComp",
     "ViewPatterns",
+    "RankNTypes",
+    "Rank2Types",
     "Haskell2010",
     "Haskell98",
 ];

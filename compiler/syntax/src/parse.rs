@@ -224,14 +224,26 @@ pub fn forall_type(vars: Vec<Ident>, mut t: QualType, keyword: Span, span: Span)
     t
 }
 
-/// A `forall` inside a type (`(forall a. a -> a) -> Int`): a rank-n type,
-/// which gph's checker does not have.
-pub fn nested_forall(keyword: Span, span: Span) -> Res<Type> {
-    forall_allowed(keyword);
-    fail(
-        span,
-        "gph does not support rank-n types: a `forall` may only begin a signature",
-    )
+/// A `forall` inside a type (`(forall a. a -> a) -> Int`): a rank-n type.
+/// The `.` is lexed as an operator symbol; anything else there is an error.
+pub fn nested_forall(vars: Vec<Ident>, mut t: QualType, keyword: Span, span: Span) -> Res<Type> {
+    if !enabled("RankNTypes") && !enabled("Rank2Types") {
+        needs_extension(
+            Diagnostic::error(
+                span,
+                "a `forall` inside a type needs {-# LANGUAGE RankNTypes #-}",
+            )
+            .with_label("a rank-n type")
+            .with_help(
+                "add RankNTypes at the top of the file: the argument or field is then \
+                     itself polymorphic",
+            ),
+        );
+    }
+    let _ = keyword;
+    t.forall = vars;
+    t.span = span;
+    Ok(Type::Forall(Box::new(t)))
 }
 
 pub fn type_syn(h: Type, ty: Type, span: Span) -> Res<Vec<Decl>> {

@@ -753,7 +753,7 @@ impl Printer {
     fn ty(&mut self, t: &Type, lvl: TLvl) {
         crate::stack::guard();
         let own = match t {
-            Type::Fun(..) => TLvl::Fun,
+            Type::Fun(..) | Type::Forall(..) => TLvl::Fun,
             Type::App(..) => TLvl::App,
             _ => TLvl::Arg,
         };
@@ -800,6 +800,15 @@ impl Printer {
             Type::Bang(t, _) => {
                 self.s("!");
                 self.ty(t, TLvl::Arg);
+            }
+            Type::Forall(q) => {
+                self.s("forall");
+                for v in &q.forall {
+                    self.s(" ");
+                    self.s(&v.name);
+                }
+                self.s(". ");
+                self.qual_type(q);
             }
         }
     }
