@@ -22,8 +22,11 @@
 //! * any other error: `[class, message]`, the class `A` for an
 //!   ArithException (the runtime's messages are GHC's `show` of them),
 //!   `L` for NonTermination (`<<loop>>`), `P` for a PatternMatchFail (the
-//!   compiler's `FILE:LINE:COL: Non-exhaustive patterns in ...`), `E` for
-//!   an ErrorCall.
+//!   compiler's `FILE:LINE:COL: Non-exhaustive patterns in ...`), `C` for a
+//!   RecConError (`...: Missing field in record construction f`), `S` for
+//!   a RecSelError (`No match in record selector f`), `M` for a
+//!   NoMethodError (`...: No instance nor default method for class
+//!   operation m`), `E` for an ErrorCall.
 //!
 //! The thunks the thread was evaluating above the handler become RAISE
 //! nodes: demanded again they raise the same message (the class is read
@@ -67,6 +70,12 @@ pub fn class_of(msg: &str) -> Option<char> {
         Some('L')
     } else if PATTERN.iter().any(|p| msg.contains(p)) {
         Some('P')
+    } else if msg.contains(": Missing field in record construction") {
+        Some('C')
+    } else if msg.starts_with("No match in record selector ") {
+        Some('S')
+    } else if msg.contains(": No instance nor default method for class operation") {
+        Some('M')
     } else {
         Some('E')
     }
