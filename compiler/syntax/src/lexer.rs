@@ -149,17 +149,20 @@ pub enum Tok {
     VSemi,
     VRBrace,
 
-    #[regex(r"[a-z_][A-Za-z0-9_']*", |lex| Sym::from(lex.slice()), priority = 1)]
+    // Names and operators may use any Unicode letter, digit or symbol, as
+    // the Haskell report's uniSmall, uniLarge, uniDigit and uniSymbol
+    // (`café`, `λ`, `x₁`, `∘`); the qualified forms stay ASCII.
+    #[regex(r"[\p{Ll}_][\p{L}\p{N}\p{Mn}_']*", |lex| Sym::from(lex.slice()), priority = 1)]
     VarId(Sym),
-    #[regex(r"[A-Z][A-Za-z0-9_']*", |lex| Sym::from(lex.slice()))]
+    #[regex(r"[\p{Lu}\p{Lt}][\p{L}\p{N}\p{Mn}_']*", |lex| Sym::from(lex.slice()))]
     ConId(Sym),
     #[regex(r"([A-Z][A-Za-z0-9_']*\.)+[a-z_][A-Za-z0-9_']*", |lex| qualified(lex.slice()))]
     QVarId((Sym, Sym)),
     #[regex(r"([A-Z][A-Za-z0-9_']*\.)+[A-Z][A-Za-z0-9_']*", |lex| qualified(lex.slice()))]
     QConId((Sym, Sym)),
-    #[regex(r"[!#$%&*+./<=>?@\\^|~-][!#$%&*+./<=>?@\\^|~:-]*", |lex| Sym::from(lex.slice()), priority = 1)]
+    #[regex(r"([!#$%&*+./<=>?@\\^|~-]|[\p{S}\p{P}&&[^\x00-\x7F]])([!#$%&*+./<=>?@\\^|~:-]|[\p{S}\p{P}&&[^\x00-\x7F]])*", |lex| Sym::from(lex.slice()), priority = 1)]
     VarSym(Sym),
-    #[regex(r":[!#$%&*+./<=>?@\\^|~:-]*", |lex| Sym::from(lex.slice()), priority = 1)]
+    #[regex(r":([!#$%&*+./<=>?@\\^|~:-]|[\p{S}\p{P}&&[^\x00-\x7F]])*", |lex| Sym::from(lex.slice()), priority = 1)]
     ConSym(Sym),
     #[regex(r"([A-Z][A-Za-z0-9_']*\.)+[!#$%&*+./<=>?@\\^|~-][!#$%&*+./<=>?@\\^|~:-]*", |lex| qualified(lex.slice()))]
     QVarSym((Sym, Sym)),
