@@ -101,7 +101,9 @@ struct Globals {
 }
 
 fn is_builtin(name: &str) -> bool {
-    matches!(name, "[]" | ":" | "()" | "->") || (name.starts_with("(,") && name.ends_with(')'))
+    matches!(name, "[]" | ":" | "()" | "->")
+        || (name.starts_with("(,") && name.ends_with(')'))
+        || gph_syntax::ast::is_multi_param_name(name)
 }
 
 /// Edit distance, for "did you mean" suggestions.

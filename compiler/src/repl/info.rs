@@ -103,8 +103,7 @@ pub fn class_kind_of(file: &SourceFile, name: &str, opts: &Options) -> Option<St
                     module: m.clone(),
                     name: n.clone(),
                 };
-                env.lookup_class(&g)
-                    .map(|c| class_kind(&env.class(c).kind.to_string()))
+                env.lookup_class(&g).map(|c| class_kind(env.class(c)))
             })
             .ok_or_else(|| format!("`{name}` is not a class"))
     })
@@ -358,13 +357,50 @@ impl<'a> Describe<'a> {
         let env = self.env;
         let info = &env.classes[c];
         let name = shown(&info.name.name);
-        let mut out = format!("type {name} :: {}\n", class_kind(&info.kind.to_string()));
-        let a = info.tyvar.to_string();
+        let mut out = format!("type {name} :: {}\n", class_kind(info));
+        let params: Vec<String> = std::iter::once(info.tyvar.to_string())
+            .chain(info.more.iter().map(|(v, _)| v.to_string()))
+            .collect();
+        let a = params.join(" ");
+        // A superclass of a class of several parameters is on the types
+        // its declaration names (`Gen(i)`: the i-th parameter).
         let supers: Vec<String> = info
             .supers
             .iter()
-            .map(|s| format!("{} {a}", env.class(*s).name.name))
+            .zip(&info.super_tys)
+            .map(|(s, t)| {
+                let on = if params.len() == 1 {
+                    a.clone()
+                } else {
+                    let vars: Vec<Option<Sym>> =
+                        params.iter().map(|p| Some(Sym::from(p.as_str()))).collect();
+                    atomic(&self.scheme(&Scheme {
+                        vars,
+                        preds: Vec::new(),
+                        ty: t.clone(),
+                    }))
+                };
+                format!("{} {on}", env.class(*s).name.name)
+            })
             .collect();
+        let fundeps: Vec<String> = info
+            .fundeps
+            .iter()
+            .map(|(from, to)| {
+                let names = |is: &[usize]| {
+                    is.iter()
+                        .map(|&i| params[i].clone())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                format!("{} -> {}", names(from), names(to))
+            })
+            .collect();
+        let a = if fundeps.is_empty() {
+            a
+        } else {
+            format!("{a} | {}", fundeps.join(", "))
+        };
         let context = match supers.len() {
             0 => String::new(),
             1 => format!("{} => ", supers[0]),
@@ -418,22 +454,33 @@ impl<'a> Describe<'a> {
             None => (String::new(), printed),
         };
         let class = &self.env.class(inst.class).name.name;
+        // A class of several parameters: its arguments, not `(#2) a b`.
+        let head = match head.strip_prefix("(#") {
+            Some(rest) if self.env.class_arity(inst.class) > 1 => rest
+                .split_once(") ")
+                .map_or(head.clone(), |(_, args)| args.to_string()),
+            _ => atomic(&head),
+        };
         format!(
-            "instance {context}{class} {}{}",
-            atomic(&head),
+            "instance {context}{class} {head}{}",
             self.defined(&inst.dfun, None).replace('\t', " ")
         )
     }
 }
 
-/// A class's kind, from its parameter's: `* -> Constraint`,
-/// `(* -> *) -> Constraint`.
-pub fn class_kind(param: &str) -> String {
-    if param.contains("->") {
-        format!("({param}) -> Constraint")
-    } else {
-        format!("{param} -> Constraint")
+/// A class's kind, from its parameters': `* -> Constraint`,
+/// `(* -> *) -> Constraint`, `* -> (* -> *) -> Constraint`.
+pub fn class_kind(info: &types::env::ClassInfo) -> String {
+    let mut out = String::new();
+    for k in std::iter::once(&info.kind).chain(info.more.iter().map(|(_, k)| k)) {
+        let k = k.to_string();
+        if k.contains("->") {
+            out.push_str(&format!("({k}) -> "));
+        } else {
+            out.push_str(&format!("{k} -> "));
+        }
     }
+    out + "Constraint"
 }
 
 /// The type constructor at the head of a type.

@@ -69,16 +69,28 @@ impl Tc {
     }
 
     /// Adds a given dictionary and, through superclass fields, its
-    /// superclasses.
-    pub fn add_given(&self, givens: &mut Vec<Given>, class: ClassId, ty: Type, dict: Dict) {
-        for (c, path) in self.env.super_closure(class) {
-            let mut d = dict.clone();
-            for (via, k) in &path {
-                d = Dict::Super(Box::new(d), self.env.class(*via).name.clone(), *k);
+    /// superclasses (each at its type: the class's own for a class of one
+    /// parameter, the one its declaration names for a class of several).
+    pub fn add_given(&mut self, givens: &mut Vec<Given>, class: ClassId, ty: Type, dict: Dict) {
+        let mut queue = std::collections::VecDeque::from([(class, ty, dict)]);
+        let mut seen: Vec<(ClassId, Type)> = Vec::new();
+        while let Some((c, t, d)) = queue.pop_front() {
+            if seen
+                .iter()
+                .any(|(sc, st)| *sc == c && self.table.equal(st, &t))
+            {
+                continue;
+            }
+            seen.push((c, t.clone()));
+            let args = self.class_args(c, &t);
+            let info = self.env.class(c).clone();
+            for (k, (s, st)) in info.supers.iter().zip(&info.super_tys).enumerate() {
+                let sd = Dict::Super(Box::new(d.clone()), info.name.clone(), k);
+                queue.push_back((*s, subst_gen(st, &args), sd));
             }
             givens.push(Given {
                 class: c,
-                ty: ty.clone(),
+                ty: t,
                 dict: d,
             });
         }
@@ -261,6 +273,9 @@ impl Tc {
         let mut work = ws;
         work.reverse();
         let mut steps = 0usize;
+        // The constraints of classes with functional dependencies met so
+        // far, for improvement between them.
+        let mut fd_seen: Vec<(ClassId, Type)> = Vec::new();
         while let Some(w) = work.pop() {
             steps += 1;
             if steps > 200_000 {
@@ -284,6 +299,13 @@ impl Tc {
             if self.table.has_error(&t) {
                 self.fill(w.hole, error_dict());
                 continue;
+            }
+            let mut t = t;
+            if !self.env.class(w.class).fundeps.is_empty() {
+                if self.improve(w.class, &t, givens, &fd_seen) {
+                    t = self.table.head(&w.ty);
+                }
+                fd_seen.push((w.class, t.clone()));
             }
             if let Some(d) = self.find_given(w.class, &t, givens) {
                 self.fill(w.hole, d);
@@ -345,6 +367,69 @@ impl Tc {
             }
         }
         (local, deferred)
+    }
+
+    /// Improvement by functional dependencies (`| f -> a`): when the
+    /// arguments a dependency goes from are those of a given, of another
+    /// constraint met (`seen`) or of an instance's head, the arguments it
+    /// goes to are made equal to theirs, as GHC does. Whether anything
+    /// was learnt.
+    fn improve(
+        &mut self,
+        c: ClassId,
+        t: &Type,
+        givens: &[Given],
+        seen: &[(ClassId, Type)],
+    ) -> bool {
+        let fundeps = self.env.class(c).fundeps.clone();
+        let args = self.class_args(c, t);
+        let mut learnt = false;
+        for (from, to) in &fundeps {
+            let others: Vec<Type> = givens
+                .iter()
+                .filter(|g| g.class == c)
+                .map(|g| g.ty.clone())
+                .chain(seen.iter().filter(|s| s.0 == c).map(|s| s.1.clone()))
+                .collect();
+            let mut done = false;
+            for o in others {
+                let oargs = self.class_args(c, &o);
+                if from.iter().all(|&i| self.table.equal(&args[i], &oargs[i])) {
+                    for &j in to {
+                        if !self.table.equal(&args[j], &oargs[j]) {
+                            learnt |= self.table.unify(&args[j], &oargs[j]).is_ok();
+                        }
+                    }
+                    done = true;
+                    break;
+                }
+            }
+            if done {
+                continue;
+            }
+            for i in self.instance_candidates(c, t) {
+                let info = self.env.instances[i].clone();
+                let iargs = self.class_args(c, &info.head);
+                let mut sub = vec![None; info.vars.len()];
+                if from
+                    .iter()
+                    .all(|&k| self.match_ty(&iargs[k], &args[k], &mut sub))
+                {
+                    let inst: Vec<Type> = sub
+                        .into_iter()
+                        .map(|x| x.unwrap_or_else(|| self.table.fresh()))
+                        .collect();
+                    for &j in to {
+                        let want = subst_gen(&iargs[j], &inst);
+                        if !self.table.equal(&args[j], &want) {
+                            learnt |= self.table.unify(&args[j], &want).is_ok();
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        learnt
     }
 
     pub fn no_instance(&mut self, w: &Wanted, sig_owner: Option<&str>) {

@@ -163,6 +163,39 @@ impl Tc {
         out
     }
 
+    /// An instance of the class already declared that a functional
+    /// dependency rules out beside the head `new`: the arguments the
+    /// dependency goes from unify, and those it goes to then differ.
+    fn fundep_conflict(&mut self, c: ClassId, new: &Scheme) -> Option<usize> {
+        let fundeps = self.env.class(c).fundeps.clone();
+        if fundeps.is_empty() {
+            return None;
+        }
+        let fresh =
+            |tc: &mut Tc, n: usize| -> Vec<Type> { (0..n).map(|_| tc.table.fresh()).collect() };
+        for i in 0..self.env.instances.len() {
+            if self.env.instances[i].class != c {
+                continue;
+            }
+            let other = self.env.instances[i].clone();
+            for (from, to) in &fundeps {
+                // Fresh variables for both heads' own: unification here
+                // binds only them.
+                let v1 = fresh(self, new.vars.len());
+                let v2 = fresh(self, other.vars.len());
+                let a1 = self.class_args(c, &subst_gen(&new.ty, &v1));
+                let a2 = self.class_args(c, &subst_gen(&other.head, &v2));
+                let meet = from
+                    .iter()
+                    .all(|&k| self.table.unify(&a1[k], &a2[k]).is_ok());
+                if meet && !to.iter().all(|&k| self.table.equal(&a1[k], &a2[k])) {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+
     fn declare_instance(&mut self, inst: &ast::InstanceDecl) -> Option<usize> {
         let cg = Tc::global_of(&inst.class);
         let Some(c) = self.env.lookup_class(&cg) else {
@@ -172,11 +205,14 @@ impl Tc {
             ));
             return None;
         };
-        let head_ok = if self.flexible_instances {
-            flexible_head_ok(&inst.ty)
-        } else {
-            instance_head_ok(&inst.ty, self)
-        };
+        // A class of several parameters: each argument as a head.
+        let head_ok = ast::constraint_args(&inst.ty).into_iter().all(|t| {
+            if self.flexible_instances {
+                flexible_head_ok(t)
+            } else {
+                instance_head_ok(t, self)
+            }
+        });
         if !head_ok {
             let help = if self.flexible_instances {
                 "an instance head must be a type constructor applied to types, as in \
@@ -199,13 +235,26 @@ impl Tc {
             );
             // A head FlexibleInstances would take is kept, so that its uses
             // are not reported too.
-            if !flexible_head_ok(&inst.ty) {
+            if !ast::constraint_args(&inst.ty)
+                .into_iter()
+                .all(flexible_head_ok)
+            {
                 return None;
             }
         }
+        let multi = self.env.class_arity(c) > 1 || ast::constraint_args(&inst.ty).len() > 1;
+        if multi {
+            // Each argument against its parameter's kind.
+            let head = ast::Pred {
+                class: inst.class.clone(),
+                ty: inst.ty.clone(),
+                span: inst.ty.span(),
+            };
+            self.check_pred_kind(&head, &mut Vec::new(), true)?;
+        }
         let (scheme, k) = self.convert_open(&inst.ty, &inst.context)?;
         let ck = self.env.class(c).kind.clone();
-        if k != ck {
+        if !multi && k != ck {
             self.error(Diagnostic::error(
                 inst.ty.span(),
                 format!(
@@ -288,9 +337,38 @@ impl Tc {
             self.error(d);
             return None;
         }
-        let base = match key {
-            Some(tc) => dfun_part(&self.env.tycon(tc).name.name),
-            None => "Any".to_string(),
+        if let Some(i) = self.fundep_conflict(c, &scheme) {
+            let other = self.env.instances[i].span;
+            let mut d = Diagnostic::error(
+                inst.span,
+                format!(
+                    "functional dependencies conflict between instance declarations for `{class_name}`"
+                ),
+            )
+            .with_help(
+                "the class's dependencies say the types on the left of `->` fix those on the \
+                 right, but two instances give them different ones",
+            );
+            if other != Span::default() {
+                d = d.with_secondary(other, "the other instance");
+            }
+            self.error(d);
+            return None;
+        }
+        let base = if multi {
+            // `$fConvertIntString`: the head constructor of each argument.
+            let args = self.class_args(c, &scheme.ty);
+            args.iter()
+                .map(|a| match self.table.spine(a).0.ty() {
+                    Ty::Con(tc) => dfun_part(&self.env.tycon(*tc).name.name),
+                    _ => "Any".to_string(),
+                })
+                .collect::<String>()
+        } else {
+            match key {
+                Some(tc) => dfun_part(&self.env.tycon(tc).name.name),
+                None => "Any".to_string(),
+            }
         };
         let mut name = format!("$f{class_name}{base}");
         let mut n = 1;
@@ -460,9 +538,10 @@ impl Tc {
         let this = self.fresh_name("this");
         // Superclass dictionaries, from the context (not from `this`).
         let mut supers = Vec::new();
-        for s in &class.supers {
+        let head_args = self.class_args(info.class, &head);
+        for (s, st) in class.supers.iter().zip(&class.super_tys) {
             let what = "the superclasses of an instance declaration".to_string();
-            let h = self.want(*s, head.clone(), inst.ty.span(), what);
+            let h = self.want(*s, subst_gen(st, &head_args), inst.ty.span(), what);
             supers.push(Dict::Hole(h));
         }
         let ws = std::mem::take(&mut self.wanted);
@@ -482,11 +561,14 @@ impl Tc {
             // The method's type at this instance: the class variable is the
             // head; the method's own variables and constraints remain.
             let n = s.vars.len();
-            let args: Vec<Type> = std::iter::once(head.clone())
-                .chain((1..n).map(|k| Type::gen(k as u32 - 1)))
+            let p = head_args.len();
+            let args: Vec<Type> = head_args
+                .iter()
+                .cloned()
+                .chain((p..n).map(|k| Type::gen((k - p) as u32)))
                 .collect();
             let ms = Scheme {
-                vars: s.vars.iter().skip(1).cloned().collect(),
+                vars: s.vars.iter().skip(p).cloned().collect(),
                 preds: s
                     .preds
                     .iter()

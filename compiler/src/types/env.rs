@@ -65,8 +65,18 @@ pub struct ClassInfo {
     pub name: Global,
     pub tyvar: Sym,
     pub kind: Kind,
+    /// The parameters after the first, with their kinds
+    /// (MultiParamTypeClasses): the class is then a constraint on the
+    /// type `(#n) a b ...` of all of them (`Tc::class_type`).
+    pub more: Vec<(Sym, Kind)>,
+    /// Functional dependencies, as parameter positions: `from -> to`.
+    pub fundeps: Vec<(Vec<usize>, Vec<usize>)>,
     /// Direct superclasses, in declaration order (dictionary fields 0..).
     pub supers: Vec<ClassId>,
+    /// The type each superclass constrains, over the class's parameters
+    /// (`Gen(i)` the i-th): `Gen(0)` for a class of one parameter;
+    /// `Monad m` of `class Monad m => MonadState s m` is `Gen(1)`.
+    pub super_tys: Vec<Type>,
     /// Methods in declaration order (dictionary fields after the supers).
     pub methods: Vec<Global>,
     /// The default method's global name, per method.
@@ -148,6 +158,11 @@ impl Env {
 
     /// Every superclass of `c` (transitively), with the path of field
     /// indices from a `c` dictionary to it, breadth first.
+    /// The number of its parameters.
+    pub fn class_arity(&self, c: ClassId) -> usize {
+        1 + self.class(c).more.len()
+    }
+
     pub fn super_closure(&self, c: ClassId) -> Vec<(ClassId, Vec<(ClassId, usize)>)> {
         let mut out: Vec<(ClassId, Vec<(ClassId, usize)>)> = vec![(c, Vec::new())];
         let mut i = 0;

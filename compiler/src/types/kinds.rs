@@ -183,6 +183,16 @@ impl Tc {
                     None
                 }
             }
+            // The arguments of a constraint on several types: their kinds
+            // are the class's parameters' (`check_pred_kind`).
+            ast::Type::Con(q) if q.qual.is_none() && ast::is_multi_param_name(&q.name) => {
+                let n: usize = q.name[2..q.name.len() - 1].parse().unwrap_or(0);
+                let mut k = Kind::Star;
+                for _ in 0..n {
+                    k = Kind::arrow(self.kfresh(), k);
+                }
+                Some(k)
+            }
             ast::Type::Con(q) => match self.tycon_of_name(q) {
                 Some(tc) => {
                     let info = self.env.tycon(tc);
@@ -222,6 +232,9 @@ impl Tc {
                     }
                 }
                 let mut kf = match head {
+                    ast::Type::Con(q) if q.qual.is_none() && ast::is_multi_param_name(&q.name) => {
+                        self.kind_of(head, scope, new_vars)?
+                    }
                     ast::Type::Con(q) => match self.tycon_of_name(q) {
                         Some(tc) => self.env.tycon(tc).kind.clone(),
                         None => self.kind_of(head, scope, new_vars)?,
@@ -374,7 +387,7 @@ impl Tc {
     }
 
     /// Checks the kind of a constraint `C t`.
-    fn check_pred_kind(
+    pub fn check_pred_kind(
         &mut self,
         p: &ast::Pred,
         scope: &mut KScope,
@@ -388,6 +401,44 @@ impl Tc {
             ));
             return None;
         };
+        let args = ast::constraint_args(&p.ty);
+        let arity = self.env.class_arity(c);
+        if args.len() != arity {
+            self.error(Diagnostic::error(
+                p.span,
+                format!(
+                    "`{}` is applied to {}, but the class has {}",
+                    p.class.name,
+                    super::errors::count(args.len(), "type"),
+                    super::errors::count(arity, "parameter")
+                ),
+            ));
+            return None;
+        }
+        if arity > 1 {
+            let kinds: Vec<Kind> = std::iter::once(self.env.class(c).kind.clone())
+                .chain(self.env.class(c).more.iter().map(|(_, k)| k.clone()))
+                .collect();
+            let mut ok = true;
+            for (a, ck) in args.iter().zip(kinds) {
+                let Some(k) = self.kind_of(a, scope, new_vars) else {
+                    ok = false;
+                    continue;
+                };
+                if !self.kunify(&k, &ck) {
+                    let msg = format!(
+                        "expected kind `{}` for an argument of `{}`, but `{}` has kind `{}`",
+                        self.kshow(&ck),
+                        p.class.name,
+                        show_ast_type(a),
+                        self.kshow(&k)
+                    );
+                    self.error(Diagnostic::error(a.span(), msg));
+                    ok = false;
+                }
+            }
+            return ok.then_some(c);
+        }
         let k = self.kind_of(&p.ty, scope, new_vars)?;
         let ck = self.env.class(c).kind.clone();
         if !self.kunify(&k, &ck) {
@@ -402,6 +453,14 @@ impl Tc {
             return None;
         }
         Some(c)
+    }
+
+    /// The kind scope of a class's parameters, in order.
+    fn class_scope(&self, c: ClassId) -> KScope {
+        let info = self.env.class(c);
+        std::iter::once((info.tyvar.clone(), info.kind.clone()))
+            .chain(info.more.iter().cloned())
+            .collect()
     }
 
     // ------------------------------------------------------------ conversion
@@ -690,10 +749,29 @@ impl Tc {
                 }
                 Decl::Class(cd) => {
                     let kind = self.kfresh();
+                    let more = cd
+                        .more_vars
+                        .iter()
+                        .map(|v| (v.name.clone(), self.kfresh()))
+                        .collect();
+                    let pos = |v: &ast::Ident| cd.params().iter().position(|p| p.name == v.name);
+                    let fundeps = cd
+                        .fundeps
+                        .iter()
+                        .map(|(f, t)| {
+                            (
+                                f.iter().filter_map(pos).collect(),
+                                t.iter().filter_map(pos).collect(),
+                            )
+                        })
+                        .collect();
                     let c = self.env.add_class(ClassInfo {
                         name: g(&cd.name.name),
                         tyvar: cd.tyvar.name.clone(),
                         kind,
+                        more,
+                        fundeps,
+                        super_tys: Vec::new(),
                         supers: Vec::new(),
                         methods: Vec::new(),
                         defaults: Vec::new(),
@@ -770,14 +848,13 @@ impl Tc {
             }
         }
         for (c, cd) in &classes {
-            let ck = self.env.class(*c).kind.clone();
             for p in &cd.context {
-                let mut scope: KScope = vec![(cd.tyvar.name.clone(), ck.clone())];
+                let mut scope = self.class_scope(*c);
                 self.check_pred_kind(p, &mut scope, false);
             }
             for d in &cd.decls {
                 if let Decl::Sig { ty, .. } = d {
-                    let mut scope: KScope = vec![(cd.tyvar.name.clone(), ck.clone())];
+                    let mut scope = self.class_scope(*c);
                     self.expect_star(&ty.ty, &mut scope, true);
                     for p in &ty.context {
                         self.check_pred_kind(p, &mut scope, true);
@@ -797,6 +874,10 @@ impl Tc {
         for (c, _) in &classes {
             let k = self.kdefault(&self.env.class(*c).kind);
             self.env.classes[c.0 as usize].kind = k;
+            for i in 0..self.env.class(*c).more.len() {
+                let k = self.kdefault(&self.env.class(*c).more[i].1);
+                self.env.classes[c.0 as usize].more[i].1 = k;
+            }
         }
         // 4. Synonym expansions, each after the synonyms it mentions.
         let syn_ids: HashMap<TcId, usize> = syns
@@ -894,17 +975,42 @@ impl Tc {
         // 6. Classes: superclasses and method types.
         for (c, cd) in &classes {
             let mut supers = Vec::new();
+            let mut super_tys = Vec::new();
+            let multi = !cd.more_vars.is_empty();
+            let params: HashMap<Sym, Type> = cd
+                .params()
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), Type::gen(i as u32)))
+                .collect();
             for p in &cd.context {
                 let is_var = matches!(&p.ty, ast::Type::Var(v) if v.name == cd.tyvar.name);
+                // A class of several parameters may constrain any of them
+                // (`class Monad m => MonadState s m`).
+                let mut free = Vec::new();
+                p.ty.vars_into(&mut free);
+                let over_params = multi && free.iter().all(|v| params.contains_key(v));
                 match self.env.lookup_class(&Tc::global_of(&p.class)) {
-                    Some(s) if is_var => {
+                    Some(s) if is_var || over_params => {
                         if *c == s || self.env.is_subclass(s, *c) {
                             self.error(Diagnostic::error(
                                 p.span,
                                 "cycle in the superclasses of a class",
                             ));
-                        } else if !supers.contains(&s) {
-                            supers.push(s)
+                        } else {
+                            let st = if multi {
+                                self.to_type(&p.ty, &params)
+                            } else {
+                                Type::gen(0)
+                            };
+                            let dup = supers
+                                .iter()
+                                .zip(&super_tys)
+                                .any(|(x, t)| *x == s && self.table.equal(t, &st));
+                            if !dup {
+                                supers.push(s);
+                                super_tys.push(st);
+                            }
                         }
                     }
                     Some(_) => self.error(Diagnostic::error(
@@ -918,14 +1024,15 @@ impl Tc {
                 }
             }
             self.env.classes[c.0 as usize].supers = supers;
+            self.env.classes[c.0 as usize].super_tys = super_tys;
             let mut methods = Vec::new();
             let mut defaults = Vec::new();
             for d in &cd.decls {
                 let Decl::Sig { names, ty, .. } = d else {
                     continue;
                 };
-                let mut scope: KScope =
-                    vec![(cd.tyvar.name.clone(), self.env.class(*c).kind.clone())];
+                let mut scope = self.class_scope(*c);
+                let arity = scope.len();
                 if self.kind_of(&ty.ty, &mut scope, true).is_none() {
                     continue;
                 }
@@ -942,9 +1049,10 @@ impl Tc {
                 }
                 let vars = Tc::gen_vars(&scope);
                 let mty = self.to_type(&ty.ty, &vars);
+                let class_ty = self.class_type(*c, (0..arity as u32).map(Type::gen).collect());
                 let mut preds = vec![Pred {
                     class: *c,
-                    ty: Type::gen(0),
+                    ty: class_ty,
                 }];
                 for (pc, pt) in extra {
                     let t = self.to_type(pt, &vars);
@@ -952,7 +1060,7 @@ impl Tc {
                 }
                 let mut mentioned = Vec::new();
                 super::bind::gens_of(&mty, &mut mentioned);
-                if !mentioned.contains(&0) {
+                if !(0..arity as u32).any(|i| mentioned.contains(&i)) {
                     let names: Vec<String> = names
                         .iter()
                         .map(|n| format!("`{}`", super::errors::fun_name(&n.name)))

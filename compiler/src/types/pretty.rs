@@ -119,6 +119,15 @@ impl Printer<'_> {
 
     pub fn pred(&mut self, p: &Pred) -> String {
         let mut s = self.env.class(p.class).name.name.to_string();
+        if self.env.class_arity(p.class) > 1 {
+            // `C a b`, not the `(#2) a b` it is on.
+            let (_, args) = self.raw_spine(&p.ty);
+            for a in args {
+                s.push(' ');
+                self.go(&a, 2, &mut s);
+            }
+            return s;
+        }
         let mut arg = String::new();
         self.go(&p.ty, 2, &mut arg);
         // A constraint written with no type (`HasCallStack`) is its class

@@ -91,11 +91,16 @@ pub struct Known {
     pub unit: Option<TcId>,
     /// `tuples[n]` is the n-tuple constructor (n >= 2).
     pub tuples: Vec<Option<TcId>>,
+    /// `multi[n]`: the arguments of a constraint on n types (n >= 2), see
+    /// `gph_syntax::ast::multi_param`.
+    pub multi: Vec<Option<TcId>>,
 }
 
 pub const PRIM: &str = "Gph.Prim";
 pub const PRELUDE: &str = "Prelude";
 pub const MAX_TUPLE: usize = 62;
+/// The most parameters a class may have.
+pub const MAX_CLASS_PARAMS: usize = 8;
 
 pub struct Tc {
     pub env: Env,
@@ -251,6 +256,40 @@ impl Tc {
             let tc = self.builtin_tycon(&name, n, vec![Global::builtin(&name)]);
             self.known.tuples[n] = Some(tc);
             self.builtin_con(&name, tc, 0, n, (0..n as u32).map(Type::gen).collect());
+        }
+        self.known.multi = vec![None; MAX_CLASS_PARAMS + 1];
+        for n in 2..=MAX_CLASS_PARAMS {
+            let name = gph_syntax::ast::multi_param_name(n);
+            let tc = self.builtin_tycon(&name, n, Vec::new());
+            self.known.multi[n] = Some(tc);
+        }
+    }
+
+    /// The type a constraint of class `c` is on, given its arguments: the
+    /// one argument, or `(#n) a b ...` for a class of several parameters.
+    pub fn class_type(&self, c: ClassId, args: Vec<Type>) -> Type {
+        if self.env.class_arity(c) == 1 {
+            return args.into_iter().next().unwrap_or_else(Type::error);
+        }
+        let n = args.len();
+        match self.known.multi.get(n).copied().flatten() {
+            Some(tc) => Type::apps(Type::con(tc), args),
+            None => Type::error(),
+        }
+    }
+
+    /// The arguments of a constraint of class `c` on `t` (the inverse of
+    /// `class_type`).
+    pub fn class_args(&mut self, c: ClassId, t: &Type) -> Vec<Type> {
+        let n = self.env.class_arity(c);
+        if n == 1 {
+            return vec![t.clone()];
+        }
+        let (_, args) = self.table.spine(t);
+        if args.len() == n {
+            args
+        } else {
+            vec![Type::error(); n]
         }
     }
 

@@ -255,9 +255,64 @@ pub struct Field {
 pub struct ClassDecl {
     pub context: Vec<Pred>,
     pub name: Ident,
+    /// The first parameter (the only one of a Haskell 2010 class).
     pub tyvar: Ident,
+    /// The parameters after the first (MultiParamTypeClasses).
+    pub more_vars: Vec<Ident>,
+    /// Functional dependencies `a b -> c` (FunctionalDependencies).
+    pub fundeps: Vec<(Vec<Ident>, Vec<Ident>)>,
     pub decls: Vec<Decl>,
     pub span: Span,
+}
+
+impl ClassDecl {
+    /// All its parameters, in order.
+    pub fn params(&self) -> Vec<&Ident> {
+        std::iter::once(&self.tyvar)
+            .chain(&self.more_vars)
+            .collect()
+    }
+}
+
+/// The name of the internal type constructor that stands for the
+/// arguments of a constraint on several types (`C a b` is the class `C` at
+/// `(#2) a b`): a constraint, an instance head and a class's "type" stay
+/// one type each.
+pub fn multi_param_name(n: usize) -> String {
+    format!("(#{n})")
+}
+
+/// Whether the name is one of [`multi_param_name`]'s.
+pub fn is_multi_param_name(s: &str) -> bool {
+    s.starts_with("(#") && s.ends_with(')') && s[2..s.len() - 1].parse::<usize>().is_ok()
+}
+
+/// The arguments of a constraint on several types as one type.
+pub fn multi_param(args: Vec<Type>, span: Span) -> Type {
+    let con = Type::Con(QName::unqual(
+        Sym::from(multi_param_name(args.len()).as_str()),
+        span,
+    ));
+    args.into_iter()
+        .fold(con, |f, a| Type::App(Box::new(f), Box::new(a), span))
+}
+
+/// The types of a constraint's argument: one, or the several of
+/// [`multi_param`].
+pub fn constraint_args(t: &Type) -> Vec<&Type> {
+    let mut args = Vec::new();
+    let mut h = t;
+    while let Type::App(f, a, _) = h {
+        args.push(&**a);
+        h = f;
+    }
+    match h {
+        Type::Con(q) if q.qual.is_none() && is_multi_param_name(&q.name) => {
+            args.reverse();
+            args
+        }
+        _ => vec![t],
+    }
 }
 
 #[derive(Clone, Debug)]

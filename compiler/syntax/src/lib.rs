@@ -73,6 +73,8 @@ pub const EXTENSIONS: &[&str] = &[
     "ViewPatterns",
     "RankNTypes",
     "Rank2Types",
+    "MultiParamTypeClasses",
+    "FunctionalDependencies",
     "Haskell2010",
     "Haskell98",
 ];

@@ -139,6 +139,20 @@ fn context(t: Type) -> Res<Vec<Pred>> {
                     ty: args.pop().unwrap(),
                     span,
                 }),
+                Type::Con(class) if args.len() > 1 => {
+                    require(
+                        "MultiParamTypeClasses",
+                        span,
+                        "a constraint on several types",
+                        None,
+                        "add the pragma at the top of the file",
+                    );
+                    Ok(Pred {
+                        class,
+                        ty: multi_param(args, span),
+                        span,
+                    })
+                }
                 // GHC.Stack's `HasCallStack`, the one constraint with no
                 // type that base has (a synonym of an implicit parameter
                 // in GHC), is its class at `()`: a class of one parameter
@@ -708,19 +722,59 @@ pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDe
     }
 }
 
-pub fn class_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> Res<Vec<Decl>> {
+pub fn class_decl(
+    a: Type,
+    b: Option<Type>,
+    fundeps: Vec<(Vec<Ident>, Vec<Ident>, Span)>,
+    decls: Vec<Decl>,
+    span: Span,
+) -> Res<Vec<Decl>> {
     let (ctx, head) = match b {
         Some(h) => (context(a)?, h),
         None => (Vec::new(), a),
     };
-    let (name, mut params) = decl_head(head, "class")?;
-    if params.len() != 1 {
-        return fail(span, "a class must have exactly one type parameter");
+    let hspan = head.span();
+    let (name, params) = decl_head(head, "class")?;
+    if params.is_empty() {
+        return fail(span, "a class must have a type parameter");
     }
+    if params.len() > 1 {
+        require(
+            "MultiParamTypeClasses",
+            hspan,
+            "a class of several types",
+            None,
+            "add the pragma at the top of the file",
+        );
+    }
+    for (from, to, fspan) in &fundeps {
+        require(
+            "FunctionalDependencies",
+            *fspan,
+            "a functional dependency",
+            None,
+            "add the pragma at the top of the file",
+        );
+        for v in from.iter().chain(to) {
+            if !params.iter().any(|p| p.name == v.name) {
+                return fail(
+                    v.span,
+                    format!(
+                        "`{}` in a functional dependency is not a parameter of the class",
+                        v.name
+                    ),
+                );
+            }
+        }
+    }
+    let mut params = params.into_iter();
+    let tyvar = params.next().unwrap();
     Ok(vec![Decl::Class(ClassDecl {
         context: ctx,
         name,
-        tyvar: params.pop().unwrap(),
+        tyvar,
+        more_vars: params.collect(),
+        fundeps: fundeps.into_iter().map(|(f, t, _)| (f, t)).collect(),
         decls,
         span,
     })])
@@ -753,6 +807,23 @@ pub fn instance_decl(a: Type, b: Option<Type>, decls: Vec<Decl>, span: Span) -> 
             span,
             newtype_derived: false,
         })]),
+        Type::Con(class) if args.len() > 1 => {
+            require(
+                "MultiParamTypeClasses",
+                hspan,
+                "an instance of a class of several types",
+                None,
+                "add the pragma at the top of the file",
+            );
+            Ok(vec![Decl::Instance(InstanceDecl {
+                context: ctx,
+                class,
+                ty: multi_param(args, hspan),
+                decls,
+                span,
+                newtype_derived: false,
+            })])
+        }
         _ => fail(
             hspan,
             "malformed instance head: expected a class applied to one type, like `Show (Tree a)`",
