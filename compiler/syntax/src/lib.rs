@@ -75,6 +75,7 @@ pub const EXTENSIONS: &[&str] = &[
     "Rank2Types",
     "MultiParamTypeClasses",
     "FunctionalDependencies",
+    "BlockArguments",
     "Haskell2010",
     "Haskell98",
 ];

@@ -260,6 +260,19 @@ pub fn nested_forall(vars: Vec<Ident>, mut t: QualType, keyword: Span, span: Spa
     Ok(Type::Forall(Box::new(t)))
 }
 
+/// `f do ...`, `forM_ xs \\x -> ...` (BlockArguments): a block or an open
+/// expression as a function's argument.
+pub fn block_argument(f: Expr, a: Expr, span: Span) -> Expr {
+    require(
+        "BlockArguments",
+        a.span(),
+        "a block as a function argument",
+        Some("an argument without `$` or parentheses"),
+        "add the pragma at the top of the file, or write `$` before the block",
+    );
+    Expr::App(Box::new(f), Box::new(a), span)
+}
+
 pub fn type_syn(h: Type, ty: Type, span: Span) -> Res<Vec<Decl>> {
     let (name, params) = decl_head(h, "type")?;
     Ok(vec![Decl::TypeSyn {
