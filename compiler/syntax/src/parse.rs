@@ -467,6 +467,25 @@ pub enum GadtItem {
 /// result that fixes a parameter (`IntE :: Int -> Expr Int`) gives the
 /// constructor an equality (`a ~ Int`, GADTs), which a match refines.
 #[allow(clippy::too_many_arguments)]
+/// The head `E` of `data E :: Type -> Type where` as `E t1` (the GADT's
+/// constructors name their own variables).
+pub fn kinded_head(head: Type, arity: usize, span: Span) -> Type {
+    require(
+        "KindSignatures",
+        span,
+        "a kind signature",
+        None,
+        "add the pragma at the top of the file, or name the parameters: `data E a where`",
+    );
+    (1..=arity).fold(head, |h, i| {
+        let v = Ident {
+            name: Sym::from(format!("t{i}").as_str()),
+            span,
+        };
+        Type::App(Box::new(h), Box::new(Type::Var(v)), span)
+    })
+}
+
 pub fn gadt_decl(
     newtype: bool,
     a: Type,
