@@ -329,6 +329,9 @@ impl Tc {
     fn check_sig_ambiguity(&mut self, s: &Scheme, name: &Sym, qt: &ast::QualType) {
         let mut in_type = Vec::new();
         gens_of(&s.ty, &mut in_type);
+        let fd_preds: Vec<(ClassId, Type)> =
+            s.preds.iter().map(|p| (p.class, p.ty.clone())).collect();
+        self.fundep_closure(&fd_preds, &mut in_type, |_, t, out| gens_of(t, out));
         for (p, ap) in s.preds.iter().zip(&qt.context) {
             let mut vs = Vec::new();
             gens_of(&p.ty, &mut vs);
@@ -348,6 +351,50 @@ impl Tc {
                     .with_label(format!("`{vname}` is constrained here (`{shown} {vname}`) but does not appear in the type"))
                     .with_help("every constrained type variable must appear in the type after `=>`"),
                 );
+            }
+        }
+    }
+
+    /// Extends `vars` with the variables that functional dependencies of
+    /// `preds` determine from them (`a` of `Container c a` when `c` is
+    /// there and `c -> a`), until nothing is added: a constraint on those
+    /// is not ambiguous. `collect` gives a type's variables.
+    pub fn fundep_closure(
+        &mut self,
+        preds: &[(ClassId, Type)],
+        vars: &mut Vec<u32>,
+        collect: impl Fn(&mut Tc, &Type, &mut Vec<u32>),
+    ) {
+        loop {
+            let mut grew = false;
+            for (c, t) in preds {
+                let fundeps = self.env.class(*c).fundeps.clone();
+                if fundeps.is_empty() {
+                    continue;
+                }
+                let args = self.class_args(*c, t);
+                for (from, to) in fundeps {
+                    let mut fv = Vec::new();
+                    for &i in &from {
+                        collect(self, &args[i], &mut fv);
+                    }
+                    if !fv.iter().all(|v| vars.contains(v)) {
+                        continue;
+                    }
+                    for &j in &to {
+                        let mut tv = Vec::new();
+                        collect(self, &args[j], &mut tv);
+                        for v in tv {
+                            if !vars.contains(&v) {
+                                vars.push(v);
+                                grew = true;
+                            }
+                        }
+                    }
+                }
+            }
+            if !grew {
+                break;
             }
         }
     }
@@ -533,6 +580,12 @@ impl Tc {
         for (_, t) in &monos {
             self.table.free_vars(t, &mut type_vars);
         }
+        // ... or on what a functional dependency determines from them.
+        let fd_preds: Vec<(ClassId, Type)> =
+            local.iter().map(|w| (w.class, w.ty.clone())).collect();
+        self.fundep_closure(&fd_preds, &mut type_vars, |tc, t, out| {
+            tc.table.free_vars(t, out)
+        });
         let mut ambiguous = Vec::new();
         let mut retained = Vec::new();
         for w in local {

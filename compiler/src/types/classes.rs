@@ -621,13 +621,23 @@ impl Tc {
         let shown = self.show_pred(w.class, &w.ty);
         let mut fv = Vec::new();
         self.table.free_vars(&w.ty, &mut fv);
+        // The variable as the constraint names it: printed together, so
+        // that both use the same names.
         let var = match fv.first() {
-            Some(v) => self.show_pred(w.class, &Type::var(*v)),
+            Some(v) => {
+                let pred = Pred {
+                    class: w.class,
+                    ty: w.ty.clone(),
+                };
+                let both = self.print_for(&w.ty, |p| {
+                    let whole = p.pred(&pred);
+                    format!("{whole}\u{0}{}", p.ty(&Type::var(*v)))
+                });
+                both.split_once('\u{0}')
+                    .map_or(shown.clone(), |(_, v)| v.to_string())
+            }
             None => shown.clone(),
         };
-        let var = var
-            .split_once(' ')
-            .map_or(var.clone(), |(_, v)| v.to_string());
         self.error(
             Diagnostic::error(
                 w.origin.span,
