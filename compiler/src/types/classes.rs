@@ -276,6 +276,7 @@ impl Tc {
         // The constraints of classes with functional dependencies met so
         // far, for improvement between them.
         let mut fd_seen: Vec<(ClassId, Type)> = Vec::new();
+        let mut improved = false;
         while let Some(w) = work.pop() {
             steps += 1;
             if steps > 200_000 {
@@ -304,6 +305,7 @@ impl Tc {
             if !self.env.class(w.class).fundeps.is_empty() {
                 if self.improve(w.class, &t, givens, &fd_seen) {
                     t = self.table.head(&w.ty);
+                    improved = true;
                 }
                 fd_seen.push((w.class, t.clone()));
             }
@@ -365,6 +367,13 @@ impl Tc {
                     }
                 }
             }
+        }
+        // What improvement learnt may solve constraints met before it
+        // (`Show w` before `Tell [a] (W w)` fixed `w`): once more.
+        if improved && !(local.is_empty() && deferred.is_empty()) {
+            let mut again = local;
+            again.extend(deferred);
+            return self.simplify(again, givens, outer, quiet);
         }
         (local, deferred)
     }

@@ -817,8 +817,11 @@ impl Tc {
                 Some(p) => p,
                 None => {
                     let h = self.table.head(&t);
+                    // A type still unknown at its head (`f a` of `pure 3`)
+                    // may yet be a function's.
+                    let unknown_head = matches!(self.table.spine(&h).0.ty(), Ty::Var(_));
                     match h.ty() {
-                        Ty::Var(_) => {
+                        _ if unknown_head => {
                             let (x, r) = (self.table.fresh(), self.table.fresh());
                             let f = self.fun(x.clone(), r.clone());
                             if !self.expect(&f, &t, span, &Ctx::Plain) {

@@ -139,20 +139,13 @@ fn context(t: Type) -> Res<Vec<Pred>> {
                     ty: args.pop().unwrap(),
                     span,
                 }),
-                Type::Con(class) if args.len() > 1 => {
-                    require(
-                        "MultiParamTypeClasses",
-                        span,
-                        "a constraint on several types",
-                        None,
-                        "add the pragma at the top of the file",
-                    );
-                    Ok(Pred {
-                        class,
-                        ty: multi_param(args, span),
-                        span,
-                    })
-                }
+                // As GHC, only the class declaration and its instances
+                // need MultiParamTypeClasses, not a constraint.
+                Type::Con(class) if args.len() > 1 => Ok(Pred {
+                    class,
+                    ty: multi_param(args, span),
+                    span,
+                }),
                 // GHC.Stack's `HasCallStack`, the one constraint with no
                 // type that base has (a synonym of an implicit parameter
                 // in GHC), is its class at `()`: a class of one parameter
