@@ -342,14 +342,25 @@ impl Tc {
                     .cloned()
                     .flatten()
                     .unwrap_or_else(|| Sym::from("a"));
-                let shown = self.env.class(p.class).name.name.clone();
+                let shown = {
+                    let class = self.env.class(p.class).name.name.clone();
+                    let args: Vec<String> = ast::constraint_args(&ap.ty)
+                        .into_iter()
+                        .map(|t| super::kinds::show_ast_type_prec(t, 2))
+                        .collect();
+                    format!("{class} {}", args.join(" "))
+                };
                 self.error(
                     Diagnostic::error(
                         ap.span,
                         format!("the type signature for `{}` is ambiguous", fun_name(name)),
                     )
-                    .with_label(format!("`{vname}` is constrained here (`{shown} {vname}`) but does not appear in the type"))
-                    .with_help("every constrained type variable must appear in the type after `=>`"),
+                    .with_label(format!(
+                        "`{vname}` is constrained here (`{shown}`) but does not appear in the type"
+                    ))
+                    .with_help(
+                        "every constrained type variable must appear in the type after `=>`",
+                    ),
                 );
             }
         }

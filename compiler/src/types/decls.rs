@@ -40,6 +40,7 @@ impl Tc {
         let has = |name: &str| m.extensions.iter().any(|e| &**e == name);
         self.scoped_type_variables = has("ScopedTypeVariables");
         self.flexible_instances = has("FlexibleInstances") || has("TypeSynonymInstances");
+        self.undecidable_instances = has("UndecidableInstances");
         self.overloaded_strings = has("OverloadedStrings");
         self.table.level = 1;
         self.declare_types(&m.decls);
@@ -163,6 +164,37 @@ impl Tc {
         out
     }
 
+    /// A variable of an instance head that a functional dependency's
+    /// right-hand side uses and its left-hand side does not (GHC's
+    /// coverage condition), unless UndecidableInstances is on.
+    fn coverage_failure(&mut self, c: ClassId, new: &Scheme) -> Option<Sym> {
+        if self.undecidable_instances {
+            return None;
+        }
+        let fundeps = self.env.class(c).fundeps.clone();
+        let args = self.class_args(c, &new.ty);
+        for (from, to) in &fundeps {
+            let mut left = Vec::new();
+            for &i in from {
+                super::bind::gens_of(&args[i], &mut left);
+            }
+            for &j in to {
+                let mut right = Vec::new();
+                super::bind::gens_of(&args[j], &mut right);
+                if let Some(v) = right.iter().find(|v| !left.contains(v)) {
+                    return Some(
+                        new.vars
+                            .get(*v as usize)
+                            .cloned()
+                            .flatten()
+                            .unwrap_or_else(|| Sym::from("a")),
+                    );
+                }
+            }
+        }
+        None
+    }
+
     /// An instance of the class already declared that a functional
     /// dependency rules out beside the head `new`: the arguments the
     /// dependency goes from unify, and those it goes to then differ.
@@ -278,11 +310,18 @@ impl Tc {
                 table: &mut self.table,
                 namer: &mut namer,
             };
-            p.scheme(&Scheme {
+            let shown = p.scheme(&Scheme {
                 vars: scheme.vars.clone(),
                 preds: Vec::new(),
                 ty: scheme.ty.clone(),
-            })
+            });
+            // A class of several parameters: its arguments, not `(#2) a b`.
+            match shown.strip_prefix("(#") {
+                Some(rest) if multi => rest
+                    .split_once(") ")
+                    .map_or(shown.clone(), |(_, a)| a.to_string()),
+                _ => shown,
+            }
         };
         let class_name = self.env.class(c).name.name.clone();
         // Two heads that are the same up to their variables' names are
@@ -336,6 +375,25 @@ impl Tc {
             }
             self.error(d);
             return None;
+        }
+        if let Some(v) = self.coverage_failure(c, &scheme) {
+            self.error(
+                Diagnostic::error(
+                    inst.ty.span(),
+                    format!(
+                        "illegal instance declaration for `{class_name} {head_s}`: the coverage \
+                         condition of a functional dependency fails"
+                    ),
+                )
+                .with_label(format!(
+                    "`{v}` is not determined by the dependency's left-hand side"
+                ))
+                .with_help(
+                    "the types right of a dependency's `->` may only use variables of those on \
+                     its left (UndecidableInstances lifts this)",
+                ),
+            );
+            // Kept, so that its uses are not reported too.
         }
         if let Some(i) = self.fundep_conflict(c, &scheme) {
             let other = self.env.instances[i].span;

@@ -144,6 +144,9 @@ pub struct Tc {
     /// Whether it has FlexibleInstances (or TypeSynonymInstances): instance
     /// heads beyond `T a b` with distinct variables.
     pub flexible_instances: bool,
+    /// UndecidableInstances: instances need not meet the coverage
+    /// condition of their class's functional dependencies.
+    pub undecidable_instances: bool,
     /// Whether it has OverloadedStrings: a string literal is
     /// `fromString "..."`, of any IsString type.
     pub overloaded_strings: bool,
@@ -181,6 +184,7 @@ impl Tc {
             interactive_from: None,
             scoped_type_variables: false,
             flexible_instances: false,
+            undecidable_instances: false,
             overloaded_strings: false,
             deferred_eqs: Vec::new(),
             pat_givens: None,

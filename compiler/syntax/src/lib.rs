@@ -76,6 +76,7 @@ pub const EXTENSIONS: &[&str] = &[
     "MultiParamTypeClasses",
     "FunctionalDependencies",
     "BlockArguments",
+    "UndecidableInstances",
     "Haskell2010",
     "Haskell98",
 ];
