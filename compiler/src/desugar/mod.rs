@@ -306,6 +306,16 @@ impl<'s> Desugar<'s> {
         gph_syntax::stack::guard();
         match d {
             Dict::Var(s) => self.local(s),
+            Dict::Rec(name, d) => {
+                let v = self.fresh("drec");
+                self.scopes.push(HashMap::from([(name.clone(), v.clone())]));
+                let e = self.dict(d);
+                self.scopes.pop();
+                Expr::Let(
+                    Box::new(Bind::Rec(vec![(v.clone(), e)])),
+                    Box::new(Expr::Local(v)),
+                )
+            }
             Dict::Inst(g, args) => {
                 let args = args.iter().map(|a| self.dict(a)).collect();
                 Expr::app(Expr::Global(gname(g)), args)

@@ -277,6 +277,7 @@ impl Tc {
         // far, for improvement between them.
         let mut fd_seen: Vec<(ClassId, Type)> = Vec::new();
         let mut improved = false;
+        let mut by_instance: Vec<(ClassId, Type, u32)> = Vec::new();
         while let Some(w) = work.pop() {
             steps += 1;
             if steps > 200_000 {
@@ -313,6 +314,16 @@ impl Tc {
                 self.fill(w.hole, d);
                 continue;
             }
+            // A constraint already solved by an instance here shares its
+            // dictionary; when an instance's context leads back to the
+            // constraint itself, the dictionary is recursive (`resolve_dict`).
+            if let Some(&(_, _, h)) = by_instance
+                .iter()
+                .find(|(c, bt, _)| *c == w.class && self.table.equal(bt, &t))
+            {
+                self.fill(w.hole, Dict::Hole(h));
+                continue;
+            }
             let (h, _) = self.table.spine(&t);
             let known_head = matches!(h.ty(), Ty::Con(_));
             match self.find_instance(w.class, &t) {
@@ -330,6 +341,9 @@ impl Tc {
                         });
                     }
                     self.fill(w.hole, Dict::Inst(info.dfun.clone(), dicts));
+                    if !self.has_unknowns(&t) {
+                        by_instance.push((w.class, t.clone(), w.hole));
+                    }
                 }
                 None if known_head && self.is_typeable(w.class) => {
                     // Solved for every type constructor, as GHC does: the

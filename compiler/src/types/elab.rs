@@ -221,6 +221,10 @@ pub enum Dict {
     /// every type the same way): the type's constructor and the
     /// dictionaries of its arguments.
     Typeable(Global, Vec<Dict>),
+    /// A dictionary that refers to itself: `let name = dict in name`, with
+    /// `Var(name)` inside (an instance whose context leads back to the
+    /// constraint it solves: `Show (f (Fix f)) => Show (Fix f)`).
+    Rec(Sym, Box<Dict>),
     /// Checker-internal; never present in `typecheck`'s result.
     Hole(u32),
 }
@@ -325,6 +329,7 @@ impl fmt::Display for Dict {
                 }
                 write!(f, ")")
             }
+            Dict::Rec(n, d) => write!(f, "(rec {n} = {d})"),
             Dict::Hole(h) => write!(f, "?hole{h}"),
         }
     }

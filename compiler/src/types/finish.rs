@@ -88,10 +88,27 @@ impl Tc {
     fn resolve_dict(&mut self, d: &Dict, depth: u32) -> Dict {
         gph_syntax::stack::guard();
         match d {
+            // A hole met again while its own dictionary is being built: the
+            // dictionary refers to itself (`simplify` shares a constraint
+            // solved once by an instance), and becomes a recursive binding.
+            Dict::Hole(h) if self.dict_visiting.contains(h) => {
+                self.dict_recursive.insert(*h);
+                Dict::Var(Sym::from(format!("$drec{h}").as_str()))
+            }
             Dict::Hole(h) => match self.holes.get(*h as usize).cloned().flatten() {
-                Some(x) if depth < 10_000 => self.resolve_dict(&x, depth + 1),
+                Some(x) if depth < 10_000 => {
+                    self.dict_visiting.push(*h);
+                    let r = self.resolve_dict(&x, depth + 1);
+                    self.dict_visiting.pop();
+                    if self.dict_recursive.remove(h) {
+                        Dict::Rec(Sym::from(format!("$drec{h}").as_str()), Box::new(r))
+                    } else {
+                        r
+                    }
+                }
                 _ => Dict::Var(Sym::from("$missing")),
             },
+            Dict::Rec(n, x) => Dict::Rec(n.clone(), Box::new(self.resolve_dict(x, depth + 1))),
             Dict::Var(_) => d.clone(),
             Dict::Inst(g, args) => Dict::Inst(
                 g.clone(),

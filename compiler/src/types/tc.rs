@@ -114,6 +114,10 @@ pub struct Tc {
     pub wanted: Vec<Wanted>,
     /// Evidence for each hole (`None` until solved).
     pub holes: Vec<Option<Dict>>,
+    /// The holes whose dictionaries `resolve_dict` is building, and those
+    /// of them found to refer to themselves.
+    pub dict_visiting: Vec<u32>,
+    pub dict_recursive: std::collections::HashSet<u32>,
     pub pending: Vec<Pending>,
     /// Dictionary parameters of each binding group (for `RecRef`).
     pub groups: Vec<Vec<Sym>>,
@@ -171,6 +175,8 @@ impl Tc {
             locals: Vec::new(),
             wanted: Vec::new(),
             holes: Vec::new(),
+            dict_visiting: Vec::new(),
+            dict_recursive: std::collections::HashSet::new(),
             pending: Vec::new(),
             groups: Vec::new(),
             counter: 0,
