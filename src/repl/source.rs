@@ -100,14 +100,6 @@ impl Session {
         } else {
             "module Interactive where\n".to_string()
         };
-        // `:set -X` extensions: a pragma in front, on the first line (no
-        // line of the file moves).
-        if !self.extensions.is_empty() {
-            text.insert_str(
-                0,
-                &format!("{{-# LANGUAGE {} #-}} ", self.extensions.join(", ")),
-            );
-        }
         if !text.ends_with('\n') {
             text.push('\n');
         }
@@ -120,6 +112,15 @@ impl Session {
                 added.push('\n');
             }
             text.insert_str(at, &added);
+        }
+        // `:set -X` extensions: a pragma in front, on the first line (no
+        // line of the file moves), after the imports are placed (which look
+        // for the lines that begin with `module` and `import`).
+        if !self.extensions.is_empty() {
+            text.insert_str(
+                0,
+                &format!("{{-# LANGUAGE {} #-}} ", self.extensions.join(", ")),
+            );
         }
         let split = text.len();
         for (_, d) in &self.defs {
