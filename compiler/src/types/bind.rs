@@ -332,7 +332,8 @@ impl Tc {
         let fd_preds: Vec<(ClassId, Type)> =
             s.preds.iter().map(|p| (p.class, p.ty.clone())).collect();
         self.fundep_closure(&fd_preds, &mut in_type, |_, t, out| gens_of(t, out));
-        for (p, ap) in s.preds.iter().zip(&qt.context) {
+        let context = self.expand_context(&qt.context);
+        for (p, ap) in s.preds.iter().zip(&context) {
             let mut vs = Vec::new();
             gens_of(&p.ty, &mut vs);
             if let Some(v) = vs.iter().find(|v| !in_type.contains(v)) {

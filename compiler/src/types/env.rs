@@ -128,6 +128,10 @@ pub struct Env {
     /// Field labels whose type an existential constructor hides: they have
     /// no selector function (records.rs), and a use says why.
     pub hidden_fields: std::collections::HashSet<Global>,
+    /// Synonyms of constraints (ConstraintKinds: `type Sortable a = (Ord a,
+    /// Show a)`): their parameters and the constraints they stand for,
+    /// expanded where a context names them.
+    pub constraint_synonyms: HashMap<Global, (Vec<Sym>, Vec<gph_syntax::ast::Pred>)>,
 }
 
 impl Env {

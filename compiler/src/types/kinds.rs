@@ -83,6 +83,27 @@ pub fn show_ast_type_prec(t: &ast::Type, prec: u8) -> String {
     s
 }
 
+/// The type with its variables replaced by `sub`'s types (those not in it
+/// kept).
+fn subst_ast(t: &ast::Type, sub: &HashMap<Sym, ast::Type>) -> ast::Type {
+    gph_syntax::stack::guard();
+    match t {
+        ast::Type::Var(v) => sub.get(&v.name).cloned().unwrap_or_else(|| t.clone()),
+        ast::Type::Con(_) | ast::Type::Forall(_) => t.clone(),
+        ast::Type::App(a, b, s) => {
+            ast::Type::App(Box::new(subst_ast(a, sub)), Box::new(subst_ast(b, sub)), *s)
+        }
+        ast::Type::Fun(a, b, s) => {
+            ast::Type::Fun(Box::new(subst_ast(a, sub)), Box::new(subst_ast(b, sub)), *s)
+        }
+        ast::Type::List(a, s) => ast::Type::List(Box::new(subst_ast(a, sub)), *s),
+        ast::Type::Bang(a, s) => ast::Type::Bang(Box::new(subst_ast(a, sub)), *s),
+        ast::Type::Tuple(ts, s) => {
+            ast::Type::Tuple(ts.iter().map(|x| subst_ast(x, sub)).collect(), *s)
+        }
+    }
+}
+
 fn ast_spine(t: &ast::Type) -> (&ast::Type, Vec<&ast::Type>) {
     let mut args = Vec::new();
     let mut t = t;
@@ -548,6 +569,15 @@ impl Tc {
 
     /// A type signature (or annotation) as a scheme; `None` after an error.
     pub fn convert_sig(&mut self, qt: &ast::QualType) -> Option<Scheme> {
+        if qt.context.iter().any(|p| {
+            self.env
+                .constraint_synonyms
+                .contains_key(&Tc::global_of(&p.class))
+        }) {
+            let mut expanded = qt.clone();
+            expanded.context = self.expand_context(&qt.context);
+            return self.convert_sig(&expanded);
+        }
         let mut scope = KScope::new();
         let mut ok = self.expect_star(&qt.ty, &mut scope, true);
         let mut classes = Vec::new();
@@ -642,9 +672,77 @@ impl Tc {
         s
     }
 
+    /// The constraints a synonym's right-hand side stands for, when it is
+    /// made of classes (`(Ord a, Show a)`, `Monad m`): a class in scope or
+    /// one of `local` (declared in this module).
+    fn constraint_rhs(&self, ty: &ast::Type, local: &[Sym]) -> Option<Vec<ast::Pred>> {
+        let items: Vec<&ast::Type> = match ty {
+            ast::Type::Tuple(ts, _) => ts.iter().collect(),
+            t => vec![t],
+        };
+        let mut out = Vec::new();
+        for t in items {
+            let (head, args) = ast_spine(t);
+            let ast::Type::Con(q) = head else { return None };
+            let is_class = self.env.lookup_class(&Tc::global_of(q)).is_some()
+                || (q.qual.as_ref().is_none_or(|m| *m == self.module) && local.contains(&q.name))
+                || self.env.constraint_synonyms.contains_key(&Tc::global_of(q));
+            if !is_class || args.is_empty() {
+                return None;
+            }
+            let ty = if args.len() == 1 {
+                args[0].clone()
+            } else {
+                ast::multi_param(args.into_iter().cloned().collect(), t.span())
+            };
+            out.push(ast::Pred {
+                class: q.clone(),
+                ty,
+                span: t.span(),
+            });
+        }
+        Some(out)
+    }
+
+    /// A context with its constraint synonyms expanded (to any depth).
+    pub fn expand_context(&self, ctx: &[ast::Pred]) -> Vec<ast::Pred> {
+        let mut out = Vec::new();
+        for p in ctx {
+            self.expand_pred(p, &mut out, 0);
+        }
+        out
+    }
+
+    fn expand_pred(&self, p: &ast::Pred, out: &mut Vec<ast::Pred>, depth: u32) {
+        let Some((params, preds)) = self.env.constraint_synonyms.get(&Tc::global_of(&p.class))
+        else {
+            out.push(p.clone());
+            return;
+        };
+        if depth > 100 {
+            return;
+        }
+        let args = ast::constraint_args(&p.ty);
+        let sub: HashMap<Sym, ast::Type> = params
+            .iter()
+            .cloned()
+            .zip(args.into_iter().cloned())
+            .collect();
+        for q in preds {
+            let e = ast::Pred {
+                class: q.class.clone(),
+                ty: subst_ast(&q.ty, &sub),
+                span: p.span,
+            };
+            self.expand_pred(&e, out, depth + 1);
+        }
+    }
+
     /// A type in a declaration (instance head, foreign import): its scheme
     /// over the variables it mentions, and the kind it has.
     pub fn convert_open(&mut self, t: &ast::Type, context: &[ast::Pred]) -> Option<(Scheme, Kind)> {
+        let expanded = self.expand_context(context);
+        let context = &expanded[..];
         let mut scope = KScope::new();
         let k = self.kind_of(t, &mut scope, true)?;
         let mut preds = Vec::new();
@@ -706,6 +804,14 @@ impl Tc {
         let mut datas = Vec::new();
         let mut syns = Vec::new();
         let mut classes = Vec::new();
+        // The classes this module declares (a constraint synonym may name them).
+        let local_classes: Vec<Sym> = decls
+            .iter()
+            .filter_map(|d| match d {
+                Decl::Class(cd) => Some(cd.name.name.clone()),
+                _ => None,
+            })
+            .collect();
         for d in decls {
             match d {
                 Decl::Data(dd) => {
@@ -725,6 +831,15 @@ impl Tc {
                         span: dd.span,
                     });
                     datas.push((tc, dd, pk));
+                }
+                Decl::TypeSyn {
+                    name, params, ty, ..
+                } if self.constraint_rhs(ty, &local_classes).is_some() => {
+                    let preds = self.constraint_rhs(ty, &local_classes).unwrap_or_default();
+                    let ps = params.iter().map(|p| p.name.clone()).collect();
+                    self.env
+                        .constraint_synonyms
+                        .insert(g(&name.name), (ps, preds));
                 }
                 Decl::TypeSyn {
                     name, params, span, ..

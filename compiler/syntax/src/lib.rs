@@ -77,6 +77,7 @@ pub const EXTENSIONS: &[&str] = &[
     "FunctionalDependencies",
     "BlockArguments",
     "UndecidableInstances",
+    "ConstraintKinds",
     "Haskell2010",
     "Haskell98",
 ];
