@@ -531,8 +531,22 @@ impl Printer {
                 self.s("class ");
                 self.context(&c.context);
                 self.s(&c.name.name);
-                self.s(" ");
-                self.s(&c.tyvar.name);
+                for v in c.params() {
+                    self.s(" ");
+                    self.s(&v.name);
+                }
+                for (k, (from, to)) in c.fundeps.iter().enumerate() {
+                    self.s(if k == 0 { " |" } else { "," });
+                    for v in from {
+                        self.s(" ");
+                        self.s(&v.name);
+                    }
+                    self.s(" ->");
+                    for v in to {
+                        self.s(" ");
+                        self.s(&v.name);
+                    }
+                }
                 if !c.decls.is_empty() {
                     self.s(" where");
                     let col = self.indent + 2;
@@ -543,8 +557,7 @@ impl Printer {
                 self.s("instance ");
                 self.context(&i.context);
                 self.s(&i.class.to_string());
-                self.s(" ");
-                self.ty(&i.ty, TLvl::Arg);
+                self.constraint_args(&i.ty);
                 if !i.decls.is_empty() {
                     self.s(" where");
                     let col = self.indent + 2;
@@ -741,8 +754,17 @@ impl Printer {
 
     fn pred(&mut self, p: &Pred) {
         self.s(&p.class.to_string());
-        self.s(" ");
-        self.ty(&p.ty, TLvl::Arg);
+        self.constraint_args(&p.ty);
+    }
+
+    /// A constraint's or instance head's arguments: one type, or the
+    /// several of a class of several parameters (`C a b`, not the
+    /// `(#2) a b` it is stored as).
+    fn constraint_args(&mut self, t: &Type) {
+        for a in constraint_args(t) {
+            self.s(" ");
+            self.ty(a, TLvl::Arg);
+        }
     }
 
     fn qual_type(&mut self, t: &QualType) {
