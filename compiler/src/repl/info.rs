@@ -455,10 +455,8 @@ impl<'a> Describe<'a> {
         };
         let class = &self.env.class(inst.class).name.name;
         // A class of several parameters: its arguments, not `(#2) a b`.
-        let head = match head.strip_prefix("(#") {
-            Some(rest) if self.env.class_arity(inst.class) > 1 => rest
-                .split_once(") ")
-                .map_or(head.clone(), |(_, args)| args.to_string()),
+        let head = match types::pretty::multi_param_args(&head) {
+            Some(args) if self.env.class_arity(inst.class) > 1 => args.to_string(),
             _ => atomic(&head),
         };
         format!(

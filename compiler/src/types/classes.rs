@@ -83,7 +83,7 @@ impl Tc {
             }
             seen.push((c, t.clone()));
             let args = self.class_args(c, &t);
-            let info = self.env.class(c).clone();
+            let info = self.env.class(c);
             for (k, (s, st)) in info.supers.iter().zip(&info.super_tys).enumerate() {
                 let sd = Dict::Super(Box::new(d.clone()), info.name.clone(), k);
                 queue.push_back((*s, subst_gen(st, &args), sd));
@@ -406,28 +406,26 @@ impl Tc {
     ) -> bool {
         let fundeps = self.env.class(c).fundeps.clone();
         let args = self.class_args(c, t);
+        let others: Vec<Vec<Type>> = givens
+            .iter()
+            .filter(|g| g.class == c)
+            .map(|g| g.ty.clone())
+            .chain(seen.iter().filter(|s| s.0 == c).map(|s| s.1.clone()))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(|o| self.class_args(c, o))
+            .collect();
         let mut learnt = false;
         for (from, to) in &fundeps {
-            let others: Vec<Type> = givens
+            let same_from = others
                 .iter()
-                .filter(|g| g.class == c)
-                .map(|g| g.ty.clone())
-                .chain(seen.iter().filter(|s| s.0 == c).map(|s| s.1.clone()))
-                .collect();
-            let mut done = false;
-            for o in others {
-                let oargs = self.class_args(c, &o);
-                if from.iter().all(|&i| self.table.equal(&args[i], &oargs[i])) {
-                    for &j in to {
-                        if !self.table.equal(&args[j], &oargs[j]) {
-                            learnt |= self.table.unify(&args[j], &oargs[j]).is_ok();
-                        }
+                .find(|o| from.iter().all(|&i| self.table.equal(&args[i], &o[i])));
+            if let Some(o) = same_from {
+                for &j in to {
+                    if !self.table.equal(&args[j], &o[j]) {
+                        learnt |= self.table.unify(&args[j], &o[j]).is_ok();
                     }
-                    done = true;
-                    break;
                 }
-            }
-            if done {
                 continue;
             }
             for i in self.instance_candidates(c, t) {
@@ -652,12 +650,10 @@ impl Tc {
                     class: w.class,
                     ty: w.ty.clone(),
                 };
-                let both = self.print_for(&w.ty, |p| {
-                    let whole = p.pred(&pred);
-                    format!("{whole}\u{0}{}", p.ty(&Type::var(*v)))
-                });
-                both.split_once('\u{0}')
-                    .map_or(shown.clone(), |(_, v)| v.to_string())
+                self.print_for(&w.ty, |p| {
+                    p.pred(&pred);
+                    p.ty(&Type::var(*v))
+                })
             }
             None => shown.clone(),
         };

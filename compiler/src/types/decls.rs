@@ -316,10 +316,8 @@ impl Tc {
                 ty: scheme.ty.clone(),
             });
             // A class of several parameters: its arguments, not `(#2) a b`.
-            match shown.strip_prefix("(#") {
-                Some(rest) if multi => rest
-                    .split_once(") ")
-                    .map_or(shown.clone(), |(_, a)| a.to_string()),
+            match super::pretty::multi_param_args(&shown) {
+                Some(args) if multi => args.to_string(),
                 _ => shown,
             }
         };

@@ -68,7 +68,7 @@ impl Tc {
     }
 
     /// `show` with a printer whose type variables are named for `t`.
-    pub fn print_for(&mut self, t: &Type, show: impl FnOnce(&mut Printer) -> String) -> String {
+    pub fn print_for<R>(&mut self, t: &Type, show: impl FnOnce(&mut Printer) -> R) -> R {
         let mut namer = Namer::new();
         namer.reserve(&mut self.table, t);
         show(&mut Printer {

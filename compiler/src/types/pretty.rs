@@ -326,6 +326,15 @@ impl Printer<'_> {
     }
 }
 
+/// A printed instance head of a class of several parameters, `(#2) a (T
+/// b)`, as the arguments a user writes: `a (T b)`. None for any other.
+pub fn multi_param_args(printed: &str) -> Option<&str> {
+    printed
+        .strip_prefix("(#")?
+        .split_once(") ")
+        .map(|(_, args)| args)
+}
+
 fn gen_order(t: &Type, out: &mut Vec<u32>) {
     match t.ty() {
         Ty::Gen(i) if !out.contains(i) => out.push(*i),

@@ -101,17 +101,11 @@ impl Poly {
     pub fn to_scheme(&self) -> Scheme {
         let ids: Vec<u32> = self.vars.iter().map(|(i, _)| *i).collect();
         let gens: Vec<Type> = (0..ids.len() as u32).map(Type::gen).collect();
+        let body = self.map(|x| subst_bound(x, &ids, &gens));
         Scheme {
             vars: self.vars.iter().map(|(_, n)| Some(n.clone())).collect(),
-            preds: self
-                .preds
-                .iter()
-                .map(|p| Pred {
-                    class: p.class,
-                    ty: subst_bound(&p.ty, &ids, &gens),
-                })
-                .collect(),
-            ty: subst_bound(&self.ty, &ids, &gens),
+            preds: body.preds,
+            ty: body.ty,
         }
     }
 
