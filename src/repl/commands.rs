@@ -123,6 +123,15 @@ Commands:
         ..ROW
     },
     Command {
+        name: "module",
+        aliases: &["m"],
+        args: "[+|-] M...",
+        help: "import library modules into the session (+ add, - drop, none: only these)",
+        arg: Arg::Name,
+        action: Action::Run(|s, a| s.module_command(a)),
+        ..ROW
+    },
+    Command {
         name: "reload",
         aliases: &["r"],
         help: "load the same file again",

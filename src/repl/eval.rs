@@ -12,13 +12,9 @@ impl Session {
     pub(super) fn statement(&mut self, line: &str) {
         let t = line.trim();
         if t.starts_with("import ") {
-            self.imports.push(t.to_string());
-            let src = self.source("");
-            if self.types(&src, false).is_none() {
-                self.imports.pop();
-            } else {
-                self.refresh_names();
-            }
+            let mut imports = self.imports.clone();
+            imports.push(t.to_string());
+            self.set_imports(imports);
             return;
         }
         // `let x = e` defines; `let x = e in x + 1` is an expression.
@@ -41,6 +37,53 @@ impl Session {
             return;
         }
         self.eval(line, None);
+    }
+
+    /// `:module + A B`, `:module - A`, `:module A B` (these and no other
+    /// imports), `:module` (none), as GHCi's: what the session imports.
+    pub(super) fn module_command(&mut self, arg: &str) {
+        let (sign, names) = match arg.chars().next() {
+            Some(c @ ('+' | '-')) => (Some(c), &arg[1..]),
+            _ => (None, arg),
+        };
+        // GHCi's `*M` (M's whole scope) is M's exports here.
+        let names: Vec<&str> = names
+            .split_whitespace()
+            .map(|n| n.trim_start_matches('*'))
+            .collect();
+        let module_of = |import: &str| {
+            import
+                .split_whitespace()
+                .find(|w| *w != "import" && *w != "qualified")
+                .unwrap_or("")
+                .to_string()
+        };
+        let mut imports = match sign {
+            None => Vec::new(),
+            Some(_) => self.imports.clone(),
+        };
+        if sign == Some('-') {
+            imports.retain(|i| !names.contains(&module_of(i).as_str()));
+        } else {
+            for n in names {
+                if !imports.iter().any(|i| module_of(i) == n) {
+                    imports.push(format!("import {n}"));
+                }
+            }
+        }
+        self.set_imports(imports);
+    }
+
+    /// The session's imports become these, unless the program does not
+    /// compile with them (its errors are shown and nothing changes).
+    fn set_imports(&mut self, imports: Vec<String>) {
+        let before = std::mem::replace(&mut self.imports, imports);
+        let src = self.source("");
+        if self.types(&src, false).is_none() {
+            self.imports = before;
+        } else {
+            self.refresh_names();
+        }
     }
 
     /// The type of `gph'it` in this program (errors shown unless `quiet`).
