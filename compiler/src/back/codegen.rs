@@ -876,9 +876,14 @@ enum Head {
     Unknown,
 }
 
-/// The variables of a `letrec` not yet built, and the fields (node,
-/// field, variable) to fill once they are.
-type Knot = (HashSet<u32>, Vec<(Reg, u16, u32)>);
+/// The variables of a `letrec` not yet built, the fields (node, field,
+/// variable) to fill once they are, and the register holding what those
+/// fields hold meanwhile: the unit node, a constructor without fields, so
+/// that a collection between the allocation and the fill sees a real
+/// pointer and no selector thunk over it can be short-circuited (any live
+/// register there was once taken for a list's cons cell, and the collector
+/// turned the thunk `fst d` into the list's head).
+type Knot = (HashSet<u32>, Vec<(Reg, u16, u32)>, Reg);
 
 struct FnGen<'g, 'a> {
     g: &'g mut Gen<'a>,
@@ -1221,9 +1226,11 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     r
                 }
                 None => {
-                    if self.knot.as_ref().is_some_and(|(k, _)| k.contains(&v.id)) {
-                        // Filled in later; any register will do meanwhile.
-                        return Reg(0);
+                    if let Some((k, _, hole)) = &self.knot {
+                        if k.contains(&v.id) {
+                            // Filled in later.
+                            return *hole;
+                        }
                     }
                     self.error(format!("unbound variable {v}"));
                     self.new_reg()
@@ -1349,7 +1356,11 @@ impl<'g, 'a> FnGen<'g, 'a> {
         let mut pending = Vec::new();
         for (i, a) in args.iter().enumerate() {
             if let Expr::Local(v) = a {
-                if self.knot.as_ref().is_some_and(|(k, _)| k.contains(&v.id)) {
+                if self
+                    .knot
+                    .as_ref()
+                    .is_some_and(|(k, _, _)| k.contains(&v.id))
+                {
                     pending.push((i as u16, v.id));
                 }
             }
@@ -1358,7 +1369,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
         }
         let dst = self.new_reg();
         self.emit(mk(dst, regs));
-        if let Some((_, fills)) = &mut self.knot {
+        if let Some((_, fills, _)) = &mut self.knot {
             for (field, v) in pending {
                 fills.push((dst, field, v));
             }
@@ -1446,16 +1457,22 @@ impl<'g, 'a> FnGen<'g, 'a> {
             Bind::Rec(bs) => {
                 let vars: HashSet<u32> = bs.iter().map(|(v, _)| v.id).collect();
                 let saved = self.knot.take();
-                self.knot = Some((vars, Vec::new()));
+                let hole = self.new_reg();
+                self.emit(Instr::MkCon {
+                    dst: hole,
+                    con: gph_code::UNIT,
+                    args: Vec::new(),
+                });
+                self.knot = Some((vars, Vec::new(), hole));
                 for (v, rhs) in bs {
                     let r = self.lazy(rhs);
                     let evald = self.is_value_form(rhs);
                     self.bind(v, Loc::Boxed { reg: r, evald });
-                    if let Some((k, _)) = &mut self.knot {
+                    if let Some((k, _, _)) = &mut self.knot {
                         k.remove(&v.id);
                     }
                 }
-                let (_, fills) = std::mem::replace(&mut self.knot, saved).unwrap();
+                let (_, fills, _) = std::mem::replace(&mut self.knot, saved).unwrap();
                 for (node, field, v) in fills {
                     let src = match self.env.get(&v) {
                         Some(Loc::Boxed { reg, .. }) => *reg,
