@@ -606,7 +606,12 @@ impl Tc {
             let inner_unreached = fv
                 .iter()
                 .any(|v| self.table.vars[*v as usize].level > outer && !type_vars.contains(v));
-            if inner_unreached {
+            // Under the monomorphism restriction a constraint on a variable
+            // the type does not show goes out with the others, as GHC's
+            // does: what the enclosing scope learns may still settle it
+            // (`main = printf "a" >> printf "b"`: `PrintfType (m a)` is
+            // solved once main's m is IO).
+            if inner_unreached && !restricted {
                 ambiguous.push(w)
             } else {
                 retained.push(w)
