@@ -98,12 +98,15 @@ const CONSTRUCTOR_CLASSES: [&str; 10] = [
 /// `module` is the declaring module (used to qualify the type and its
 /// constructors); `fixities` gives the declared fixity of infix constructors
 /// (absent: `infixl 9`); `extensions` the module's LANGUAGE extensions
-/// (GeneralizedNewtypeDeriving, DeriveAnyClass).
+/// (GeneralizedNewtypeDeriving, DeriveAnyClass); `constructor_class`
+/// whether a class's last parameter is a type constructor (a newtype
+/// derives it through its type less its last parameter).
 pub fn derive_instances(
     data: &DataDecl,
     module: &str,
     fixities: &HashMap<Sym, (Assoc, u8)>,
     extensions: &[Sym],
+    constructor_class: &dyn Fn(&QName) -> bool,
 ) -> (Vec<Decl>, Vec<Diagnostic>) {
     let has = |e: &str| extensions.iter().any(|x| &**x == e);
     let gnd = has("GeneralizedNewtypeDeriving") || has("GeneralisedNewtypeDeriving");
@@ -113,14 +116,16 @@ pub fn derive_instances(
     let mut seen: Vec<&str> = Vec::new();
     for Derived {
         class,
+        args,
         strategy,
         standalone,
     } in &data.deriving
     {
         let ix = &*class.name == "Ix" && class.qual.as_deref() == Some("Data.Ix");
-        let stock = ix
-            || (matches!(class.qual.as_deref(), None | Some("Prelude"))
-                && DERIVABLE.contains(&&*class.name));
+        let stock = args.is_empty()
+            && (ix
+                || (matches!(class.qual.as_deref(), None | Some("Prelude"))
+                    && DERIVABLE.contains(&&*class.name)));
         let mut g = Gen::new(data, module, class.span, fixities);
         // A standalone declaration's instance has the context written (as
         // GHC's), in the declaration's parameter names.
@@ -168,10 +173,26 @@ pub fn derive_instances(
             continue;
         }
         if via_newtype {
-            match g.through_newtype(class) {
+            let over_constructors =
+                CONSTRUCTOR_CLASSES.contains(&&*class.name) || constructor_class(class);
+            match g.through_newtype(class, args, over_constructors) {
                 Ok(d) => decls.push(d),
                 Err(e) => diags.push(e),
             }
+            continue;
+        }
+        if !args.is_empty() {
+            diags.push(
+                g.cannot(
+                    &class.name,
+                    "a class of several parameters is derived only through a newtype",
+                )
+                .with_help(if data.newtype {
+                    "add {-# LANGUAGE GeneralizedNewtypeDeriving #-}, or write the instance by hand"
+                } else {
+                    "write the instance by hand"
+                }),
+            );
             continue;
         }
         // Generic (DeriveGeneric) is stock in GHC; gph's instance is empty.
@@ -658,7 +679,12 @@ impl Gen<'_> {
     /// dictionary is the one for `C U`, U the newtype's field (newtypes are
     /// erased, so it is the same record of methods). For a class over
     /// type constructors the last parameter is dropped from both.
-    fn through_newtype(&self, class: &QName) -> Result<Decl, Diagnostic> {
+    fn through_newtype(
+        &self,
+        class: &QName,
+        args: &[Type],
+        over_constructors: bool,
+    ) -> Result<Decl, Diagnostic> {
         let field = match &self.data.constrs[..] {
             [c] if self.data.newtype => &c.fields[0].ty,
             _ => {
@@ -668,7 +694,7 @@ impl Gen<'_> {
                 ))
             }
         };
-        let (params, under) = if CONSTRUCTOR_CLASSES.contains(&&*class.name) {
+        let (params, under) = if over_constructors {
             let Some((last, rest)) = self.data.params.split_last() else {
                 return Err(self.cannot(&class.name, "it has no type parameter to drop"));
             };
@@ -694,14 +720,24 @@ impl Gen<'_> {
             .fold(Type::Con(self.own(&self.data.name.name)), |t, p| {
                 Type::App(Box::new(t), Box::new(Type::Var(p.clone())), self.span)
             });
+        // A class of several parameters: its other arguments, then the type.
+        let with_args = |t: Type| {
+            if args.is_empty() {
+                t
+            } else {
+                let mut all = args.to_vec();
+                all.push(t);
+                multi_param(all, self.span)
+            }
+        };
         Ok(Decl::Instance(InstanceDecl {
             context: vec![Pred {
                 class: class.clone(),
-                ty: under,
+                ty: with_args(under),
                 span: self.span,
             }],
             class: class.clone(),
-            ty: head,
+            ty: with_args(head),
             decls: Vec::new(),
             span: self.span,
             newtype_derived: true,
@@ -1747,7 +1783,7 @@ mod tests {
         let mut errors = Vec::new();
         for d in &m.decls {
             if let Decl::Data(dd) = d {
-                let (ds, diags) = derive_instances(dd, "Main", &fixities, &[]);
+                let (ds, diags) = derive_instances(dd, "Main", &fixities, &[], &|_| false);
                 out.extend(ds);
                 errors.extend(diags.into_iter().map(|d| d.message));
             }

@@ -92,6 +92,10 @@ struct Globals {
     /// Constructors of a type, methods of a class.
     subs: HashMap<Orig, Vec<Sym>>,
     classes: HashSet<Orig>,
+    /// The classes whose last parameter is a type constructor (applied to
+    /// arguments in a method's type, or constrained by such a class):
+    /// a newtype derives them through its type less its last parameter.
+    constructor_classes: HashSet<Orig>,
     /// Every data constructor's fields, for record syntax.
     records: HashMap<Orig, ConFields>,
     /// The constructors of each data type, in order.
@@ -104,6 +108,24 @@ fn is_builtin(name: &str) -> bool {
     matches!(name, "[]" | ":" | "()" | "->")
         || (name.starts_with("(,") && name.ends_with(')'))
         || gph_syntax::ast::is_multi_param_name(name)
+}
+
+/// Whether the type applies the variable to an argument somewhere (`m a`).
+fn applies_var(t: &Type, v: &Sym) -> bool {
+    match t {
+        Type::App(f, a, _) => {
+            let mut h = &**f;
+            while let Type::App(g, _, _) = h {
+                h = g;
+            }
+            matches!(h, Type::Var(x) if &x.name == v) || applies_var(f, v) || applies_var(a, v)
+        }
+        Type::Fun(a, b, _) => applies_var(a, v) || applies_var(b, v),
+        Type::List(a, _) | Type::Bang(a, _) => applies_var(a, v),
+        Type::Tuple(ts, _) => ts.iter().any(|t| applies_var(t, v)),
+        Type::Forall(q) => applies_var(&q.ty, v),
+        _ => false,
+    }
 }
 
 /// Edit distance, for "did you mean" suggestions.
@@ -394,6 +416,50 @@ impl Renamer<'_> {
                     "a strictness mark `!` is only allowed on a constructor field",
                 ));
                 self.ty(*t)
+            }
+        }
+    }
+
+    /// Records which of the module's classes are over type constructors
+    /// (GHC knows from kinds; the renamer, before kinds, from how the
+    /// last parameter is used), for newtype deriving.
+    fn note_constructor_classes(&mut self, decls: &[Decl]) {
+        let classes: Vec<&ClassDecl> = decls
+            .iter()
+            .filter_map(|d| match d {
+                Decl::Class(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        // Superclasses may come later in the module: repeat to a fixpoint.
+        loop {
+            let mut changed = false;
+            for c in &classes {
+                let orig: Orig = (self.module.clone(), c.name.name.clone());
+                if self.g.constructor_classes.contains(&orig) {
+                    continue;
+                }
+                let last = &c.params().last().expect("a class has a parameter").name;
+                let applied = c.decls.iter().any(|d| match d {
+                    Decl::Sig { ty, .. } => applies_var(&ty.ty, last),
+                    _ => false,
+                });
+                let by_super = c.context.iter().any(|p| {
+                    matches!(constraint_args(&p.ty).last(), Some(Type::Var(v)) if &v.name == last)
+                        && self
+                            .scope
+                            .get(&(Ns::Type, p.class.qual.clone(), p.class.name.clone()))
+                            .is_some_and(|os| {
+                                os.len() == 1 && self.g.constructor_classes.contains(&os[0])
+                            })
+                });
+                if applied || by_super {
+                    self.g.constructor_classes.insert(orig);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
     }
@@ -1568,6 +1634,7 @@ fn rename_module(
         .collect();
     r.check_sigs(&sig_only, &value_bound, &mut HashMap::new());
 
+    r.note_constructor_classes(&m.decls);
     let mut decls: Vec<Decl> = m.decls.into_iter().filter_map(|d| r.top_decl(d)).collect();
     decls.append(&mut r.derived);
     crate::front::derive::generic_nfdata(&mut decls, &r.module);
@@ -1696,6 +1763,7 @@ impl Renamer<'_> {
                     .into_iter()
                     .map(|d| Derived {
                         class: self.global(Ns::Type, d.class),
+                        args: d.args.into_iter().map(|t| self.ty(t)).collect(),
                         standalone: d.standalone.map(|(ctx, vars)| (self.preds(ctx), vars)),
                         ..d
                     })
@@ -1721,11 +1789,17 @@ impl Renamer<'_> {
                             Some((c.name.name.clone(), (f.assoc, f.prec)))
                         })
                         .collect();
+                    let constructor_classes = &self.g.constructor_classes;
                     let (decls, diags) = crate::front::derive::derive_instances(
                         &renamed,
                         &self.module,
                         &fixities,
                         &self.extensions,
+                        &|c: &QName| {
+                            c.qual.as_ref().is_some_and(|m| {
+                                constructor_classes.contains(&(m.clone(), c.name.clone()))
+                            })
+                        },
                     );
                     self.derived.extend(decls);
                     self.diags.extend(diags);

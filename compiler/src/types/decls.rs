@@ -238,8 +238,11 @@ impl Tc {
             return None;
         };
         // A class of several parameters: each argument as a head.
+        // A newtype-derived instance takes the class's other arguments as
+        // written (`deriving (MonadWriter [String])`), as GHC's does.
+        let flexible = self.flexible_instances || inst.newtype_derived;
         let head_ok = ast::constraint_args(&inst.ty).into_iter().all(|t| {
-            if self.flexible_instances {
+            if flexible {
                 flexible_head_ok(t)
             } else {
                 instance_head_ok(t, self)
@@ -260,7 +263,11 @@ impl Tc {
                     format!(
                         "illegal instance declaration for `{} {}`",
                         inst.class.name,
-                        super::kinds::show_ast_type_prec(&inst.ty, 2)
+                        ast::constraint_args(&inst.ty)
+                            .into_iter()
+                            .map(|t| super::kinds::show_ast_type_prec(t, 2))
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     ),
                 )
                 .with_help(help),

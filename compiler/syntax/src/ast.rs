@@ -189,6 +189,9 @@ pub struct DataDecl {
 #[derive(Clone, Debug)]
 pub struct Derived {
     pub class: QName,
+    /// The class's arguments before the derived type, for a class of
+    /// several parameters (`deriving (MonadState Int)`); empty otherwise.
+    pub args: Vec<Type>,
     pub strategy: Strategy,
     /// From `deriving instance ctx => C (T a ..)` (StandaloneDeriving):
     /// the context written, its variables renamed to the declaration's

@@ -697,10 +697,19 @@ pub fn standalone_deriving(
             "expected a class applied to a type, like `Show (T a)`",
         )
     };
+    // `C a1 .. an (T v1 ..)`: the class, its arguments before the
+    // derived type (a class of several parameters), the derived type.
     let Type::App(class, ty, _) = &head else {
         return bad();
     };
-    let Type::Con(class) = &**class else {
+    let mut class = &**class;
+    let mut args = Vec::new();
+    while let Type::App(f, a, _) = class {
+        args.push((**a).clone());
+        class = f;
+    }
+    args.reverse();
+    let Type::Con(class) = class else {
         return bad();
     };
     let mut t = &**ty;
@@ -718,6 +727,7 @@ pub fn standalone_deriving(
     Ok(TopItem::Deriving(
         Derived {
             class: class.clone(),
+            args,
             strategy,
             standalone: Some((written, vars)),
         },

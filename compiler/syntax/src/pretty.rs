@@ -609,7 +609,19 @@ impl Printer {
         let deriving = if d.deriving.is_empty() {
             None
         } else {
-            let names: Vec<String> = d.deriving.iter().map(|q| q.class.to_string()).collect();
+            let names: Vec<String> = d
+                .deriving
+                .iter()
+                .map(|q| {
+                    let mut p = Printer::new();
+                    p.out.push_str(&q.class.to_string());
+                    for a in &q.args {
+                        p.out.push(' ');
+                        p.ty(a, TLvl::Arg);
+                    }
+                    p.out
+                })
+                .collect();
             Some(format!("deriving ({})", names.join(", ")))
         };
         let one_line = {
