@@ -581,9 +581,14 @@ impl Tc {
         self.settle_deferred(eq_start, outer);
         let ws = std::mem::replace(&mut self.wanted, saved);
         let errored = self.diags.len() > diag_mark;
+        // (A pattern binding stays restricted without it too: GHC does
+        // not generalise one over constraints, its dictionaries would have
+        // nowhere to go.)
         let restricted = items.iter().any(|it| match it {
             BindItem::Pat { .. } => true,
-            BindItem::Fun { clauses, .. } => clauses.iter().all(|c| c.args.is_empty()),
+            BindItem::Fun { clauses, .. } => {
+                !self.no_monomorphism_restriction && clauses.iter().all(|c| c.args.is_empty())
+            }
         });
         let (local, deferred) = self.simplify(ws, &[], outer, errored);
         self.wanted.extend(deferred);

@@ -41,6 +41,7 @@ impl Tc {
         self.scoped_type_variables = has("ScopedTypeVariables");
         self.flexible_instances = has("FlexibleInstances") || has("TypeSynonymInstances");
         self.undecidable_instances = has("UndecidableInstances");
+        self.no_monomorphism_restriction = has("NoMonomorphismRestriction");
         self.overloaded_strings = has("OverloadedStrings");
         self.table.level = 1;
         self.declare_types(&m.decls);

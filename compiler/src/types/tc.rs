@@ -151,6 +151,9 @@ pub struct Tc {
     /// UndecidableInstances: instances need not meet the coverage
     /// condition of their class's functional dependencies.
     pub undecidable_instances: bool,
+    /// NoMonomorphismRestriction: a binding without arguments or
+    /// signature is generalised over its constraints as a function is.
+    pub no_monomorphism_restriction: bool,
     /// Whether it has OverloadedStrings: a string literal is
     /// `fromString "..."`, of any IsString type.
     pub overloaded_strings: bool,
@@ -191,6 +194,7 @@ impl Tc {
             scoped_type_variables: false,
             flexible_instances: false,
             undecidable_instances: false,
+            no_monomorphism_restriction: false,
             overloaded_strings: false,
             deferred_eqs: Vec::new(),
             pat_givens: None,

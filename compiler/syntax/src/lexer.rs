@@ -120,6 +120,10 @@ pub enum Tok {
     PrefixBang,
     /// `@` in prefix position (`f @Int`): a visible type application.
     PrefixAt,
+    /// `-` in prefix position right before a digit, with NegativeLiterals:
+    /// the sign of a negative literal (`f -1` is `f (-1)`, `-1 \`mod\` 3`
+    /// is `(-1) \`mod\` 3`, GHC 9.0's rule).
+    PrefixMinus,
     /// `forall` before type variables and a `.` (`forall a b. t`): made by
     /// `lex`, so that `forall` stays a plain variable name elsewhere.
     Forall,
@@ -375,6 +379,7 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
     let mut errors = Vec::new();
     let mut lexer = Tok::lexer(text);
     let extensions: Vec<&str> = language_extensions(text).collect();
+    let negative_literals = extensions.contains(&"NegativeLiterals");
     while let Some(result) = lexer.next() {
         let local = Span::new(lexer.span().start, lexer.span().end);
         let span = Span {
@@ -396,6 +401,16 @@ pub fn lex(text: &str, base: u32) -> (Vec<Token>, Vec<Diagnostic>) {
                 tok: Tok::PrefixAt,
                 span,
             }),
+            Ok(Tok::Minus)
+                if negative_literals
+                    && prefix_occurrence(text, local)
+                    && text[local.end as usize..].starts_with(|c: char| c.is_ascii_digit()) =>
+            {
+                tokens.push(Token {
+                    tok: Tok::PrefixMinus,
+                    span,
+                })
+            }
             Ok(tok) => tokens.push(Token { tok, span }),
             Err(e) => {
                 let mut d = lex_error(e, local, text);
@@ -594,7 +609,7 @@ impl fmt::Display for Tok {
             Tok::RArrow => "->",
             Tok::Tilde => "~",
             Tok::DArrow => "=>",
-            Tok::Minus => "-",
+            Tok::Minus | Tok::PrefixMinus => "-",
             Tok::Bang | Tok::PrefixBang => "!",
             Tok::At | Tok::PrefixAt => "@",
             Tok::Forall => "forall",

@@ -78,6 +78,8 @@ pub const EXTENSIONS: &[&str] = &[
     "BlockArguments",
     "UndecidableInstances",
     "ConstraintKinds",
+    "NoMonomorphismRestriction",
+    "NegativeLiterals",
     "Haskell2010",
     "Haskell98",
 ];

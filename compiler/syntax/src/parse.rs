@@ -735,6 +735,23 @@ pub fn standalone_deriving(
     ))
 }
 
+/// `-n` read as one literal (NegativeLiterals): `(-n)`, a negation in
+/// its own parentheses, so that it binds tighter than any operator and is
+/// an argument (`f -1`); in a pattern, a negative literal pattern.
+pub fn negative_literal(lit: Literal, minus: Span, at: Span) -> Expr {
+    let span = minus.to(at);
+    Expr::Paren(
+        Box::new(Expr::OpChain(
+            vec![
+                ChainItem::Neg(minus),
+                ChainItem::Operand(Expr::Lit(lit, at)),
+            ],
+            span,
+        )),
+        span,
+    )
+}
+
 pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDecl {
     let mut labels = Vec::new();
     let mut fields = Vec::new();
