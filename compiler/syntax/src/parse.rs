@@ -752,6 +752,21 @@ pub fn negative_literal(lit: Literal, minus: Span, at: Span) -> Expr {
     )
 }
 
+/// `(e)`. A negative literal in parentheses is that literal's own
+/// parentheses (so that printing and reading `(-1)` again gives the same
+/// tree, with NegativeLiterals or without).
+pub fn paren(e: Expr, span: Span) -> Expr {
+    match e {
+        Expr::Paren(inner, s)
+            if matches!(&*inner, Expr::OpChain(items, _)
+                if matches!(items.first(), Some(ChainItem::Neg(m)) if m.start == s.start)) =>
+        {
+            Expr::Paren(inner, span)
+        }
+        e => Expr::Paren(Box::new(e), span),
+    }
+}
+
 pub fn record_con(name: Ident, fs: Vec<(Vec<Ident>, Type)>, span: Span) -> ConDecl {
     let mut labels = Vec::new();
     let mut fields = Vec::new();
