@@ -1733,6 +1733,10 @@ impl Renamer<'_> {
         Some(match d {
             Decl::Data(dd) => {
                 let context = self.preds(dd.context);
+                // StrictData: every field of a data type is strict (a
+                // newtype's field cannot be).
+                let all_strict =
+                    !dd.newtype && self.extensions.iter().any(|e| &**e == "StrictData");
                 let constrs = dd
                     .constrs
                     .into_iter()
@@ -1751,7 +1755,7 @@ impl Renamer<'_> {
                             .fields
                             .into_iter()
                             .map(|f| Field {
-                                strict: f.strict,
+                                strict: f.strict || all_strict,
                                 ty: self.ty(f.ty),
                             })
                             .collect(),

@@ -80,8 +80,20 @@ pub const EXTENSIONS: &[&str] = &[
     "ConstraintKinds",
     "NoMonomorphismRestriction",
     "NegativeLiterals",
+    "StrictData",
     "Haskell2010",
     "Haskell98",
+];
+
+/// Extensions under which a program gph would compile without them means
+/// something else (another parse, other strictness, other names for the
+/// syntax): asking for one is an error, not a warning.
+const MEANING_CHANGING: &[&str] = &[
+    "Strict",
+    "LexicalNegation",
+    "RebindableSyntax",
+    "OverloadedLists",
+    "PostfixOperators",
 ];
 
 fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
@@ -97,6 +109,19 @@ fn unsupported_extensions(file: &SourceFile) -> Vec<Diagnostic> {
         .map(|e| {
             let at = e.as_ptr() as usize - text.as_ptr() as usize;
             let span = Span::new(at + file.base as usize, at + e.len() + file.base as usize);
+            if MEANING_CHANGING.contains(&e) {
+                return Diagnostic::error(
+                    span,
+                    format!("gph does not support the extension `{e}`"),
+                )
+                .with_label("not supported")
+                .with_help(format!(
+                    "without `{e}` the program would mean something else, so gph does not \
+                         compile it; gph reads Haskell 2010 with {} and {}",
+                    named[..named.len() - 1].join(", "),
+                    named[named.len() - 1]
+                ));
+            }
             Diagnostic::warning(span, format!("gph does not support the extension `{e}`"))
                 .with_label("not supported")
                 .with_help(format!(
