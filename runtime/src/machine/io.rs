@@ -896,9 +896,9 @@ impl<'a> Io<'a> {
         }
     }
 
-    /// removeFile (System.Directory).
+    /// removeFile (System.Directory); its errors name the system call, as GHC's (`removeLink`).
     pub fn remove_file(&mut self, path: &str) -> Result<(), IoErr> {
-        std::fs::remove_file(path).map_err(|e| IoErr::os(&e, "removeFile", Some(path)))
+        std::fs::remove_file(path).map_err(|e| IoErr::os(&e, "removeLink", Some(path)))
     }
 
     /// doesFileExist (System.Directory).
