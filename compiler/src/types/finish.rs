@@ -228,11 +228,45 @@ impl Tc {
                 hole,
                 span,
             } => self.frac_literal(&text, false, &ty, hole, span),
-            Pending::PatNum { .. } => Expr::Tuple(Vec::new(), Span::default()),
+            Pending::PatNum { .. } | Pending::PatStr { .. } => {
+                Expr::Tuple(Vec::new(), Span::default())
+            }
         }
     }
 
     fn resolve_pending_pat(&mut self, id: u32, span: Span) -> Pat {
+        if let Some(Pending::PatStr {
+            text,
+            ty,
+            eq,
+            string,
+            span,
+        }) = self.pending.get(id as usize).cloned()
+        {
+            // At String (a list whose element is Char) the plain match.
+            let list = self.known.list;
+            let is_string = match self.table.prune(&ty).ty() {
+                Ty::App(f, a) => {
+                    let (f, a) = (f.clone(), a.clone());
+                    matches!(self.table.head(&f).ty(), Ty::Con(c) if Some(*c) == list)
+                        && matches!(self.table.head(&a).ty(), Ty::Con(c)
+                            if &*self.env.tycon(*c).name.name == "Char"
+                                && &*self.env.tycon(*c).name.module == PRIM)
+                }
+                _ => false,
+            };
+            if is_string {
+                return Pat::Lit(Lit::Str(text), span);
+            }
+            let from = self.method("fromString", string, span);
+            let value = Expr::app(from, Expr::Lit(Lit::Str(text), span), span);
+            let eq = self.method("==", eq, span);
+            return Pat::Overloaded {
+                eq: Box::new(eq),
+                value: Box::new(value),
+                span,
+            };
+        }
         let Some(Pending::PatNum {
             lit,
             negative,

@@ -1486,6 +1486,26 @@ impl Tc {
                 self.expect(exp, &t, span, &Ctx::Pattern);
                 Pat::Lit(Lit::Char(*c), span)
             }
+            Literal::Str(s) if self.overloaded_strings => {
+                let (Some(eq), Some(string)) =
+                    (self.prelude_class("Eq"), self.prelude_class("IsString"))
+                else {
+                    let t = self.string_type();
+                    self.expect(exp, &t, span, &Ctx::Pattern);
+                    return Pat::Lit(Lit::Str(s.clone()), span);
+                };
+                let what = format!("the literal {s:?}");
+                let eq = self.want(eq, exp.clone(), span, what.clone());
+                let string = self.want(string, exp.clone(), span, what);
+                let id = self.add_pending(Pending::PatStr {
+                    text: s.clone(),
+                    ty: exp.clone(),
+                    eq,
+                    string,
+                    span,
+                });
+                Pat::Pending(id, span)
+            }
             Literal::Str(s) => {
                 let t = self.string_type();
                 self.expect(exp, &t, span, &Ctx::Pattern);

@@ -69,6 +69,16 @@ pub enum Pending {
         num: u32,
         span: Span,
     },
+    /// A string literal pattern with OverloadedStrings (`eq`: `Eq`
+    /// dictionary, `string`: `IsString`): a plain match at String, else
+    /// a comparison with `fromString "..."`.
+    PatStr {
+        text: Sym,
+        ty: Type,
+        eq: u32,
+        string: u32,
+        span: Span,
+    },
 }
 
 /// An equation deferred by `TypeTable::unify` (see `deferring`), with what
