@@ -296,10 +296,22 @@ impl Driver<'_> {
                 }
             }
             match eng.next(pes) {
-                Next::Nothing => return Err(deadlock(pes, self.main)),
+                Next::Nothing => {
+                    if self.rescued(pes)? {
+                        continue;
+                    }
+                    return Err(deadlock(pes, self.main));
+                }
                 Next::Broken(why) => return Err(Stop::Error(why)),
                 Next::Wait => {
-                    if self.census.quiet() {
+                    // Only the main PE's driver tells a deadlock: others
+                    // wait for its FINISH (a PE that told first would name
+                    // the wrong error, and could not see a handler rescue
+                    // the main thread).
+                    if self.census.quiet() && self.main.is_some() {
+                        if self.rescued(pes)? {
+                            continue;
+                        }
                         return Err(deadlock(pes, self.main));
                     }
                     eng.wait(pes);
@@ -317,7 +329,11 @@ impl Driver<'_> {
                         Some(ms) => ms.iter().any(|m| !m.kind.looks_for_work()),
                         None => !env.kind.looks_for_work(),
                     };
-                    if !brings_work && self.census.quiet() {
+                    if !brings_work
+                        && self.census.quiet()
+                        && self.main.is_some()
+                        && !self.rescued(pes)?
+                    {
                         return Err(deadlock(pes, self.main));
                     }
                     self.handling(p);
@@ -344,7 +360,11 @@ impl Driver<'_> {
                 // before it runs a thread.
                 Next::Step(p) if pes[p].has_mail() && !pes[p].owes_a_slice() => {
                     let env = pes[p].inbox.pop().expect("mail");
-                    if env.kind.looks_for_work() && self.census.quiet() {
+                    if env.kind.looks_for_work()
+                        && self.census.quiet()
+                        && self.main.is_some()
+                        && !self.rescued(pes)?
+                    {
                         return Err(deadlock(pes, self.main));
                     }
                     self.handling(p);
@@ -433,6 +453,19 @@ impl Driver<'_> {
     }
 
     /// Tells the census whether local PE `p` is quiescent now.
+    /// At a deadlock: whether the main thread, waiting on an MVar under a
+    /// handler, was given BlockedIndefinitelyOnMVar (and the run goes on).
+    fn rescued(&mut self, pes: &mut [Pe]) -> Result<bool, Stop> {
+        let Some((p, _)) = self.main else {
+            return Ok(false);
+        };
+        if pes[p].raise_blocked_indefinitely()? {
+            self.update(pes, p);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     fn update(&mut self, pes: &[Pe], p: usize) {
         let q = pes[p].quiescent();
         if q != self.quiescent[p] {

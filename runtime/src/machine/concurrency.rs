@@ -96,6 +96,9 @@ fn nap(d: Duration) {
     let _ = d;
 }
 
+/// GHC's BlockedIndefinitelyOnMVar, as `show` writes it.
+pub const BLOCKED_ON_MVAR: &str = "thread blocked indefinitely in an MVar operation";
+
 impl Pe<'_, '_> {
     /// The MVar in `ptrs[slot]` (evaluated) and whether it is full.
     fn mvar(&self, t: &Thread, slot: usize) -> Result<(Ptr, bool), Stop> {
@@ -165,6 +168,44 @@ impl Pe<'_, '_> {
         self.suspend = Some(Suspend::Block);
     }
 
+    /// A deadlock in which the main thread waits on an MVar inside a
+    /// handler: as in GHC, the thread gets BlockedIndefinitelyOnMVar
+    /// (its handler runs, and the program goes on) and true. False, with
+    /// nothing changed, for any other deadlock.
+    pub fn raise_blocked_indefinitely(&mut self) -> Result<bool, Stop> {
+        let Some(id) = self.main_thread else {
+            return Ok(false);
+        };
+        let Some(th) = self.threads.get(id as usize) else {
+            return Ok(false);
+        };
+        if th.state != State::Blocked
+            || self.heap.kind(th.blocked_on) != kind::MUTVAR
+            || !th
+                .frames
+                .iter()
+                .any(|f| f.kind == crate::machine::thread::fk::CATCH)
+        {
+            return Ok(false);
+        }
+        let mut t = std::mem::replace(&mut self.threads[id as usize], Thread::empty());
+        let caught = self.catch(&mut t, BLOCKED_ON_MVAR);
+        let woken = matches!(caught, Ok(true));
+        if woken {
+            t.state = State::Runnable;
+            t.blocked_on = self.l.dummy;
+        }
+        self.threads[id as usize] = t;
+        caught?;
+        if woken {
+            self.blocked.retain(|&k| k != id);
+            self.run_queue.push_back(id);
+            self.obs
+                .emit(crate::obs::event::Event::ThreadWakeup { thread: id });
+        }
+        Ok(woken)
+    }
+
     /// The error of a deadlock on the main PE: GHC's when the main thread
     /// waits on an MVar that no thread will fill (or empty), else
     /// `<<loop>>` (a thunk that demands itself, here or through others).
@@ -176,7 +217,7 @@ impl Pe<'_, '_> {
                 th.state == State::Blocked && self.heap.kind(th.blocked_on) == kind::MUTVAR
             });
         Stop::Error(if on_mvar {
-            "thread blocked indefinitely in an MVar operation".into()
+            BLOCKED_ON_MVAR.into()
         } else {
             crate::engine::LOOP.into()
         })

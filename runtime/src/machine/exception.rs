@@ -26,7 +26,9 @@
 //!   RecConError (`...: Missing field in record construction f`), `S` for
 //!   a RecSelError (`No match in record selector f`), `M` for a
 //!   NoMethodError (`...: No instance nor default method for class
-//!   operation m`), `E` for an ErrorCall.
+//!   operation m`), `B` for BlockedIndefinitelyOnMVar (raised in the main
+//!   thread at a deadlock, when it waits under a handler), `E` for an
+//!   ErrorCall.
 //!
 //! The thunks the thread was evaluating above the handler become RAISE
 //! nodes: demanded again they raise the same message (the class is read
@@ -68,6 +70,8 @@ pub fn class_of(msg: &str) -> Option<char> {
         Some('A')
     } else if msg == "<<loop>>" {
         Some('L')
+    } else if msg == crate::machine::concurrency::BLOCKED_ON_MVAR {
+        Some('B')
     } else if PATTERN.iter().any(|p| msg.contains(p)) {
         Some('P')
     } else if msg.contains(": Missing field in record construction") {
