@@ -2,7 +2,7 @@
 //! into gph (`prelude/`), and (Tier 2) the user's own modules next to the main
 //! file. Returns them parsed, in dependency order.
 
-use gph_syntax::ast::{Ident, Import, Module};
+use gph_syntax::ast::{Entity, Ident, Import, Module, QName};
 use gph_syntax::lexer::Sym;
 use gph_syntax::{Diagnostic, SourceFile, SourceMap, Span};
 use std::collections::HashMap;
@@ -84,7 +84,44 @@ pub fn imports_of(name: &str, m: &Module) -> Vec<Import> {
             span,
         });
     }
+    if library_source(name).is_none() {
+        let words: Vec<Import> = v.iter().filter_map(prelude_word).collect();
+        v.extend(words);
+    }
     v
+}
+
+/// GHC's Prelude exports the type `Word`, which gph's library defines
+/// above its Prelude (in Gph.Sized, with the other fixed-width integers,
+/// whose classes the Prelude's importers define). So a program's import
+/// of the Prelude brings `Word` from there too, as that import's list
+/// allows: `import Prelude` and `hiding` lists without it do, an item list
+/// only when it names it; qualified and renamed alike.
+fn prelude_word(i: &Import) -> Option<Import> {
+    if &*i.module.name != "Prelude" {
+        return None;
+    }
+    let names_word = |es: &[Entity]| {
+        es.iter()
+            .any(|e| matches!(e, Entity::Type(q, _) if &*q.name == "Word"))
+    };
+    let wanted = match &i.items {
+        None => true,
+        Some((true, hidden)) => !names_word(hidden),
+        Some((false, listed)) => names_word(listed),
+    };
+    wanted.then(|| Import {
+        module: Ident {
+            name: Sym::from("Gph.Sized"),
+            span: i.module.span,
+        },
+        alias: Some(i.alias.clone().unwrap_or_else(|| i.module.clone())),
+        items: Some((
+            false,
+            vec![Entity::Type(QName::unqual(Sym::from("Word"), i.span), None)],
+        )),
+        ..i.clone()
+    })
 }
 
 /// Loads the main file and everything it imports. `main_text` is the main
