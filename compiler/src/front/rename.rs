@@ -257,6 +257,22 @@ impl fixity::Operand for Pat {
     }
 }
 
+/// A resolved chain of type operators: `l op r` is `op` applied to both.
+impl fixity::Operand for Type {
+    fn span(&self) -> Span {
+        gph_syntax::stack::guard();
+        Type::span(self)
+    }
+    fn binary(op: QName, l: Type, r: Type) -> Type {
+        let s = l.span().to(r.span());
+        let f = Type::App(Box::new(Type::Con(op)), Box::new(l), s);
+        Type::App(Box::new(f), Box::new(r), s)
+    }
+    fn negate(minus: Span, _: Type) -> Result<Type, Diagnostic> {
+        Err(Diagnostic::error(minus, "a `-` in a type"))
+    }
+}
+
 impl Renamer<'_> {
     fn err(&mut self, d: Diagnostic) {
         self.diags.push(d);
@@ -405,6 +421,29 @@ impl Renamer<'_> {
         match t {
             Type::Var(_) => t,
             Type::Con(q) => Type::Con(self.global(Ns::Type, q)),
+            // Type operators (TypeOperators), resolved by their fixities
+            // (a fixity declaration is the type's and the constructor's).
+            Type::App(f, a, s) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == gph_syntax::parse::TYPE_CHAIN) =>
+            {
+                let Type::Tuple(items, _) = *a else {
+                    return Type::Con(QName::unqual(Sym::from("()"), s));
+                };
+                let items: Vec<ChainItem<Type>> = items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| match t {
+                        Type::Con(op) if i % 2 == 1 => ChainItem::Op(self.global(Ns::Type, op)),
+                        t => ChainItem::Operand(self.ty(t)),
+                    })
+                    .collect();
+                match fixity::resolve(items, &|q| self.fixity_of(q)) {
+                    Ok(t) => t,
+                    Err(d) => {
+                        self.err(d);
+                        Type::Con(QName::unqual(Sym::from("()"), s))
+                    }
+                }
+            }
             Type::App(f, a, s) => Type::App(Box::new(self.ty(*f)), Box::new(self.ty(*a)), s),
             Type::Fun(a, b, s) => Type::Fun(Box::new(self.ty(*a)), Box::new(self.ty(*b)), s),
             Type::List(t, s) => Type::List(Box::new(self.ty(*t)), s),
@@ -1583,7 +1622,13 @@ fn rename_module(
         import(&mut r, imp);
     }
     // Top-level fixities (including those declared in class bodies for methods).
-    let bound: HashSet<Sym> = defined.values.iter().map(|v| v.name.clone()).collect();
+    // A fixity declaration may name a type operator or class (TypeOperators).
+    let bound: HashSet<Sym> = defined
+        .values
+        .iter()
+        .map(|v| v.name.clone())
+        .chain(defined.types.iter().map(|(t, _, _)| t.name.clone()))
+        .collect();
     let mut fx = HashMap::new();
     r.check_sigs(
         &m.decls

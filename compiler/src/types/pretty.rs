@@ -122,6 +122,18 @@ impl Printer<'_> {
         if self.env.class_arity(p.class) > 1 {
             // `C a b`, not the `(#2) a b` it is on.
             let (_, args) = self.raw_spine(&p.ty);
+            // An operator class between its two arguments, in parentheses
+            // as GHC's: `(f :<: g)`.
+            if is_type_operator(&s) && args.len() == 2 {
+                let mut out = String::from("(");
+                self.go(&args[0], 2, &mut out);
+                out.push(' ');
+                out.push_str(&s);
+                out.push(' ');
+                self.go(&args[1], 2, &mut out);
+                out.push(')');
+                return out;
+            }
             for a in args {
                 s.push(' ');
                 self.go(&a, 2, &mut s);
@@ -236,11 +248,17 @@ impl Printer<'_> {
                 let n = self.tycon_name(*c);
                 // The function type unapplied, or applied to one argument
                 // (`instance Functor ((->) r)`), is written as a prefix.
-                if &*n == "->" {
-                    out.push_str("(->)")
+                if &*n == "->" || is_type_operator(&n) {
+                    out.push('(');
+                    out.push_str(&n);
+                    out.push(')');
                 } else {
                     out.push_str(&n)
                 }
+            }
+            Ty::Syn(c, args, _) if is_type_operator(&self.tycon_name(*c)) && args.len() == 2 => {
+                let (n, args) = (self.tycon_name(*c), args.clone());
+                self.infix(&n, &args[0], &args[1], prec, out);
             }
             Ty::Syn(c, args, _) => {
                 let n = self.tycon_name(*c);
@@ -279,6 +297,10 @@ impl Printer<'_> {
                             out.push(')');
                         }
                     }
+                    Some(n) if is_type_operator(n) && args.len() == 2 => {
+                        let n = n.to_string();
+                        self.infix(&n, &args[0], &args[1], prec, out);
+                    }
                     Some("[]") if args.len() == 1 => {
                         out.push('[');
                         self.go(&args[0], 0, out);
@@ -309,6 +331,22 @@ impl Printer<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// A type operator between its two arguments, in parentheses anywhere
+    /// but at the top (as GHC prints them: `(a :*: (b :*: c)) -> a`).
+    fn infix(&mut self, op: &str, l: &Type, r: &Type, prec: u8, out: &mut String) {
+        if prec >= 1 {
+            out.push('(');
+        }
+        self.go(l, 2, out);
+        out.push(' ');
+        out.push_str(op);
+        out.push(' ');
+        self.go(r, 2, out);
+        if prec >= 1 {
+            out.push(')');
         }
     }
 
@@ -351,4 +389,13 @@ fn gen_order(t: &Type, out: &mut Vec<u32>) {
         Ty::Forall(p) => p.parts().iter().for_each(|x| gen_order(x, out)),
         _ => {}
     }
+}
+
+/// Whether a type constructor or class is named by an operator
+/// (TypeOperators): `:+:`, not `[]`, a tuple or the internal `(#2)`.
+fn is_type_operator(n: &str) -> bool {
+    n.chars()
+        .next()
+        .is_some_and(|c| !c.is_alphanumeric() && c != '_' && c != '(' && c != '[')
+        && n != "->"
 }

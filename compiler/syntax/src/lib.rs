@@ -81,6 +81,7 @@ pub const EXTENSIONS: &[&str] = &[
     "NoMonomorphismRestriction",
     "NegativeLiterals",
     "StrictData",
+    "TypeOperators",
     "Haskell2010",
     "Haskell98",
 ];

@@ -90,12 +90,70 @@ pub fn module(
 fn spine(t: Type) -> (Type, Vec<Type>) {
     let mut args = Vec::new();
     let mut t = t;
-    while let Type::App(f, a, _) = t {
-        args.push(*a);
-        t = *f;
+    loop {
+        match t {
+            // `l op r` as the head of a declaration or a constraint: `op`
+            // applied to both (a head has one operator, so no fixities).
+            Type::App(f, a, _) if is_type_chain(&f) => match *a {
+                Type::Tuple(items, s) if items.len() == 3 => {
+                    let mut it = items.into_iter();
+                    let (l, op, r) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+                    args.push(r);
+                    args.push(l);
+                    t = op;
+                    let _ = s;
+                    break;
+                }
+                other => {
+                    t = Type::App(f, Box::new(other), Span::default());
+                    break;
+                }
+            },
+            Type::App(f, a, _) => {
+                args.push(*a);
+                t = *f;
+            }
+            other => {
+                t = other;
+                break;
+            }
+        }
     }
     args.reverse();
     (t, args)
+}
+
+/// The name of the constructor that holds a chain of type operators
+/// before fixity resolution (not a name a program can write).
+pub const TYPE_CHAIN: &str = " type-chain";
+
+fn is_type_chain(t: &Type) -> bool {
+    matches!(t, Type::Con(q) if q.qual.is_none() && &*q.name == TYPE_CHAIN)
+}
+
+/// `t1 op1 t2 op2 t3 ...` (TypeOperators): the operands and operators in
+/// order, as `TYPE_CHAIN` applied to them in a tuple; the renamer resolves
+/// it by the operators' fixities.
+pub fn type_chain(first: Type, rest: Vec<(QName, Type)>, span: Span) -> Type {
+    if let Some((op, _)) = rest.first() {
+        require(
+            "TypeOperators",
+            op.span,
+            "a type operator",
+            None,
+            "add the pragma at the top of the file",
+        );
+    }
+    let mut items = vec![first];
+    for (op, t) in rest {
+        items.push(Type::Con(op));
+        items.push(t);
+    }
+    Type::App(
+        Box::new(Type::Con(QName::unqual(Sym::from(TYPE_CHAIN), span))),
+        Box::new(Type::Tuple(items, span)),
+        span,
+    )
 }
 
 /// `T a b` as the head of a data, newtype or type declaration.
@@ -103,7 +161,7 @@ fn decl_head(h: Type, what: &str) -> Res<(Ident, Vec<Ident>)> {
     let span = h.span();
     let (head, args) = spine(h);
     let name = match head {
-        Type::Con(q) if q.qual.is_none() && q.name.starts_with(char::is_uppercase) => Ident { name: q.name, span: q.span },
+        Type::Con(q) if q.qual.is_none() && (q.name.starts_with(char::is_uppercase) || q.name.starts_with(':')) => Ident { name: q.name, span: q.span },
         _ => return fail(span, format!("malformed head of {what} declaration: expected a type name followed by type variables")),
     };
     let mut params = Vec::new();

@@ -519,22 +519,16 @@ impl Printer {
                 name, params, ty, ..
             } => {
                 self.s("type ");
-                self.s(&name.name);
-                for v in params {
-                    self.s(" ");
-                    self.s(&v.name);
-                }
+                let names: Vec<&str> = params.iter().map(|v| &*v.name).collect();
+                self.s(&var_head(&name.name, &names));
                 self.s(" = ");
                 self.ty(ty, TLvl::Fun);
             }
             Decl::Class(c) => {
                 self.s("class ");
                 self.context(&c.context);
-                self.s(&c.name.name);
-                for v in c.params() {
-                    self.s(" ");
-                    self.s(&v.name);
-                }
+                let names: Vec<&str> = c.params().into_iter().map(|v| &*v.name).collect();
+                self.s(&var_head(&c.name.name, &names));
                 for (k, (from, to)) in c.fundeps.iter().enumerate() {
                     self.s(if k == 0 { " |" } else { "," });
                     for v in from {
@@ -556,8 +550,7 @@ impl Printer {
             Decl::Instance(i) => {
                 self.s("instance ");
                 self.context(&i.context);
-                self.s(&i.class.to_string());
-                self.constraint_args(&i.ty);
+                self.applied(&i.class, &i.ty);
                 if !i.decls.is_empty() {
                     self.s(" where");
                     let col = self.indent + 2;
@@ -592,11 +585,8 @@ impl Printer {
             p.context(&d.context);
             head.push_str(&p.out);
         }
-        head.push_str(&d.name.name);
-        for v in &d.params {
-            head.push(' ');
-            head.push_str(&v.name);
-        }
+        let names: Vec<&str> = d.params.iter().map(|v| &*v.name).collect();
+        head.push_str(&var_head(&d.name.name, &names));
         let cons: Vec<String> = d
             .constrs
             .iter()
@@ -765,8 +755,23 @@ impl Printer {
     }
 
     fn pred(&mut self, p: &Pred) {
-        self.s(&p.class.to_string());
-        self.constraint_args(&p.ty);
+        self.applied(&p.class, &p.ty);
+    }
+
+    /// A class applied to its arguments: `C a b`, or an operator class
+    /// between its two (`f :<: g`, TypeOperators).
+    fn applied(&mut self, class: &QName, t: &Type) {
+        let args = constraint_args(t);
+        if class.name.starts_with(':') && args.len() == 2 {
+            self.ty(args[0], TLvl::App);
+            self.s(" ");
+            self.s(&class.to_string());
+            self.s(" ");
+            self.ty(args[1], TLvl::App);
+        } else {
+            self.s(&class.to_string());
+            self.constraint_args(t);
+        }
     }
 
     /// A constraint's or instance head's arguments: one type, or the
@@ -786,8 +791,12 @@ impl Printer {
 
     fn ty(&mut self, t: &Type, lvl: TLvl) {
         crate::stack::guard();
+        let chain = type_chain_items(t);
         let own = match t {
             Type::Fun(..) | Type::Forall(..) => TLvl::Fun,
+            // Type operators: below application, and in parentheses left
+            // of an arrow too (read back, the same tree).
+            Type::App(..) if chain.is_some() => TLvl::Fun,
             Type::App(..) => TLvl::App,
             _ => TLvl::Arg,
         };
@@ -800,10 +809,30 @@ impl Printer {
         match t {
             Type::Var(v) => self.s(&v.name),
             Type::Con(q) => {
-                if &*q.name == "->" {
-                    self.s("(->)");
+                if &*q.name == "->" || q.name.starts_with(':') {
+                    self.s("(");
+                    self.s(&q.to_string());
+                    self.s(")");
                 } else {
                     self.s(&q.to_string());
+                }
+            }
+            Type::App(..) if chain.is_some() => {
+                for (k, item) in chain.unwrap_or_default().iter().enumerate() {
+                    if k > 0 {
+                        self.s(" ");
+                    }
+                    match item {
+                        Type::Con(op) if k % 2 == 1 && op.name.starts_with(':') => {
+                            self.s(&op.to_string())
+                        }
+                        Type::Con(op) if k % 2 == 1 => {
+                            self.s("`");
+                            self.s(&op.to_string());
+                            self.s("`");
+                        }
+                        t => self.ty(t, TLvl::App),
+                    }
                 }
             }
             Type::App(f, a, _) => {
@@ -1399,5 +1428,39 @@ mod tests {
         };
         let e = Expr::BinOp(q, Box::new(v("p")), Box::new(v("q")), Span::default());
         assert_eq!(expr(&e), "p Prelude.&& q\n");
+    }
+}
+
+/// The operands and operators of a chain of type operators (the parser's
+/// `parse::TYPE_CHAIN`), if the type is one.
+fn type_chain_items(t: &Type) -> Option<&[Type]> {
+    match t {
+        Type::App(f, a, _) => match (&**f, &**a) {
+            (Type::Con(q), Type::Tuple(items, _))
+                if q.qual.is_none() && &*q.name == crate::parse::TYPE_CHAIN =>
+            {
+                Some(items)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A declaration's head: its name and parameters, an operator name between
+/// its first two (`a :*: b`, `(f :+: g) e`).
+fn var_head(name: &str, params: &[&str]) -> String {
+    if name.starts_with(':') && params.len() >= 2 {
+        let infix = format!("{} {name} {}", params[0], params[1]);
+        if params.len() == 2 {
+            infix
+        } else {
+            format!("({infix}) {}", params[2..].join(" "))
+        }
+    } else {
+        std::iter::once(name)
+            .chain(params.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
