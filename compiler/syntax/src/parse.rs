@@ -86,38 +86,28 @@ pub fn module(
     })
 }
 
-/// Splits a type application `T a b` into its head and arguments.
+/// Splits a type application `T a b` into its head and arguments. A
+/// chain of one type operator at the head (`l op r`, or `(l op r) x` of a
+/// declaration, a constraint or an instance) is `op` applied to `l` and
+/// `r`: a head has one operator, so no fixity is needed.
 fn spine(t: Type) -> (Type, Vec<Type>) {
     let mut args = Vec::new();
     let mut t = t;
-    loop {
-        match t {
-            // `l op r` as the head of a declaration or a constraint: `op`
-            // applied to both (a head has one operator, so no fixities).
-            Type::App(f, a, _) if is_type_chain(&f) => match *a {
-                Type::Tuple(items, s) if items.len() == 3 => {
-                    let mut it = items.into_iter();
-                    let (l, op, r) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+    while let Type::App(f, a, s) = t {
+        if is_type_chain(&f) {
+            match *a {
+                Type::Tuple(items, _) if items.len() == 3 => {
+                    let [l, op, r]: [Type; 3] = items.try_into().expect("three items");
                     args.push(r);
                     args.push(l);
                     t = op;
-                    let _ = s;
-                    break;
                 }
-                other => {
-                    t = Type::App(f, Box::new(other), Span::default());
-                    break;
-                }
-            },
-            Type::App(f, a, _) => {
-                args.push(*a);
-                t = *f;
+                other => t = Type::App(f, Box::new(other), s),
             }
-            other => {
-                t = other;
-                break;
-            }
+            break;
         }
+        args.push(*a);
+        t = *f;
     }
     args.reverse();
     (t, args)
