@@ -169,6 +169,7 @@ fn rank_pid(parent: u32, rank: usize) -> Option<u32> {
 fn a_killed_rank_is_lost_not_a_hang() {
     let Some(gph) = mpi_gph() else { return };
     for victim in [1, 0] {
+        let session = common::mpi::own_session_dir();
         let mut child = std::process::Command::new("mpirun")
             .args([
                 "--mca",
@@ -180,6 +181,7 @@ fn a_killed_rank_is_lost_not_a_hang() {
             ])
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .env("OMPI_MCA_orte_tmpdir_base", &session)
             .arg(gph)
             .args([
                 "run",
@@ -240,6 +242,7 @@ fn a_killed_rank_is_lost_not_a_hang() {
             .stderr
             .take()
             .map(|mut e| e.read_to_string(&mut stderr));
+        let _ = std::fs::remove_dir_all(&session);
         assert!(
             ended.is_some(),
             "rank {victim} killed: the run hung\n{stderr}"

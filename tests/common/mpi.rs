@@ -73,7 +73,32 @@ pub fn mpirun(gph: &Path, ranks: usize, args: &[&str], stdin: &[u8]) -> Output {
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .arg(gph)
         .args(args);
-    run_command(cmd, Some(stdin))
+    with_own_session_dir(cmd, stdin)
+}
+
+/// Runs an mpirun command with a session directory of its own. Open MPI
+/// makes `/tmp/ompi.HOST.UID` for every job; two jobs started at once
+/// (the tests run in parallel) can race on it and one fails with "A call
+/// to mkdir was unable to create the desired directory ... File exists".
+pub fn with_own_session_dir(mut cmd: Command, stdin: &[u8]) -> Output {
+    let dir = own_session_dir();
+    cmd.env("OMPI_MCA_orte_tmpdir_base", &dir);
+    let out = run_command(cmd, Some(stdin));
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+/// A new, empty directory for one mpirun's session files.
+pub fn own_session_dir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "gph-ompi-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
 }
 
 /// stderr without mpirun's own notes (each between lines of dashes).
@@ -114,5 +139,5 @@ pub fn tcp_hosts(n: usize) -> Result<(), String> {
 pub fn mpirun_tcp(gph: &Path, ranks: usize, args: &[&str], stdin: &[u8]) -> Output {
     let mut cmd = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/mpi/mpirun-tcp"));
     cmd.args(["-np", &ranks.to_string()]).arg(gph).args(args);
-    run_command(cmd, Some(stdin))
+    with_own_session_dir(cmd, stdin)
 }
