@@ -1308,6 +1308,40 @@ impl Printer {
     }
 }
 
+/// The operands and operators of a chain of type operators (the parser's
+/// `parse::TYPE_CHAIN`), if the type is one.
+fn type_chain_items(t: &Type) -> Option<&[Type]> {
+    match t {
+        Type::App(f, a, _) => match (&**f, &**a) {
+            (Type::Con(q), Type::Tuple(items, _))
+                if q.qual.is_none() && &*q.name == crate::parse::TYPE_CHAIN =>
+            {
+                Some(items)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A declaration's head: its name and parameters, an operator name between
+/// its first two (`a :*: b`, `(f :+: g) e`).
+fn var_head(name: &str, params: &[&str]) -> String {
+    if name.starts_with(':') && params.len() >= 2 {
+        let infix = format!("{} {name} {}", params[0], params[1]);
+        if params.len() == 2 {
+            infix
+        } else {
+            format!("({infix}) {}", params[2..].join(" "))
+        }
+    } else {
+        std::iter::once(name)
+            .chain(params.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1428,39 +1462,5 @@ mod tests {
         };
         let e = Expr::BinOp(q, Box::new(v("p")), Box::new(v("q")), Span::default());
         assert_eq!(expr(&e), "p Prelude.&& q\n");
-    }
-}
-
-/// The operands and operators of a chain of type operators (the parser's
-/// `parse::TYPE_CHAIN`), if the type is one.
-fn type_chain_items(t: &Type) -> Option<&[Type]> {
-    match t {
-        Type::App(f, a, _) => match (&**f, &**a) {
-            (Type::Con(q), Type::Tuple(items, _))
-                if q.qual.is_none() && &*q.name == crate::parse::TYPE_CHAIN =>
-            {
-                Some(items)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A declaration's head: its name and parameters, an operator name between
-/// its first two (`a :*: b`, `(f :+: g) e`).
-fn var_head(name: &str, params: &[&str]) -> String {
-    if name.starts_with(':') && params.len() >= 2 {
-        let infix = format!("{} {name} {}", params[0], params[1]);
-        if params.len() == 2 {
-            infix
-        } else {
-            format!("({infix}) {}", params[2..].join(" "))
-        }
-    } else {
-        std::iter::once(name)
-            .chain(params.iter().copied())
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 }
