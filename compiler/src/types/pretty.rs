@@ -392,10 +392,7 @@ fn gen_order(t: &Type, out: &mut Vec<u32>) {
 }
 
 /// Whether a type constructor or class is named by an operator
-/// (TypeOperators): `:+:`, not `[]`, a tuple or the internal `(#2)`.
+/// (TypeOperators), as the syntax printer tells it.
 fn is_type_operator(n: &str) -> bool {
-    n.chars()
-        .next()
-        .is_some_and(|c| !c.is_alphanumeric() && c != '_' && c != '(' && c != '[')
-        && n != "->"
+    gph_syntax::pretty::is_operator_name(n)
 }

@@ -151,7 +151,7 @@ fn decl_head(h: Type, what: &str) -> Res<(Ident, Vec<Ident>)> {
     let span = h.span();
     let (head, args) = spine(h);
     let name = match head {
-        Type::Con(q) if q.qual.is_none() && (q.name.starts_with(char::is_uppercase) || q.name.starts_with(':')) => Ident { name: q.name, span: q.span },
+        Type::Con(q) if q.qual.is_none() && (q.name.starts_with(char::is_uppercase) || crate::pretty::is_operator_name(&q.name)) => Ident { name: q.name, span: q.span },
         _ => return fail(span, format!("malformed head of {what} declaration: expected a type name followed by type variables")),
     };
     let mut params = Vec::new();

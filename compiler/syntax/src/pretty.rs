@@ -762,7 +762,7 @@ impl Printer {
     /// between its two (`f :<: g`, TypeOperators).
     fn applied(&mut self, class: &QName, t: &Type) {
         let args = constraint_args(t);
-        if class.name.starts_with(':') && args.len() == 2 {
+        if is_operator_name(&class.name) && args.len() == 2 {
             self.ty(args[0], TLvl::App);
             self.s(" ");
             self.s(&class.to_string());
@@ -809,7 +809,7 @@ impl Printer {
         match t {
             Type::Var(v) => self.s(&v.name),
             Type::Con(q) => {
-                if &*q.name == "->" || q.name.starts_with(':') {
+                if &*q.name == "->" || is_operator_name(&q.name) {
                     self.s("(");
                     self.s(&q.to_string());
                     self.s(")");
@@ -823,7 +823,7 @@ impl Printer {
                         self.s(" ");
                     }
                     match item {
-                        Type::Con(op) if k % 2 == 1 && op.name.starts_with(':') => {
+                        Type::Con(op) if k % 2 == 1 && is_operator_name(&op.name) => {
                             self.s(&op.to_string())
                         }
                         Type::Con(op) if k % 2 == 1 => {
@@ -1308,6 +1308,15 @@ impl Printer {
     }
 }
 
+/// Whether a type or class is named by an operator (TypeOperators):
+/// `:+:`, `~>`; not `[]`, a tuple, `->` or the internal `(#2)`.
+pub fn is_operator_name(n: &str) -> bool {
+    n.chars()
+        .next()
+        .is_some_and(|c| !c.is_alphanumeric() && c != '_' && c != '(' && c != '[' && c != ' ')
+        && n != "->"
+}
+
 /// The operands and operators of a chain of type operators (the parser's
 /// `parse::TYPE_CHAIN`), if the type is one.
 fn type_chain_items(t: &Type) -> Option<&[Type]> {
@@ -1327,7 +1336,7 @@ fn type_chain_items(t: &Type) -> Option<&[Type]> {
 /// A declaration's head: its name and parameters, an operator name between
 /// its first two (`a :*: b`, `(f :+: g) e`).
 fn var_head(name: &str, params: &[&str]) -> String {
-    if name.starts_with(':') && params.len() >= 2 {
+    if is_operator_name(name) && params.len() >= 2 {
         let infix = format!("{} {name} {}", params[0], params[1]);
         if params.len() == 2 {
             infix
