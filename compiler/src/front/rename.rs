@@ -421,6 +421,14 @@ impl Renamer<'_> {
         match t {
             Type::Var(_) => t,
             Type::Con(q) => Type::Con(self.global(Ns::Type, q)),
+            Type::App(f, t, s) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == gph_syntax::parse::LAZY_MARK) =>
+            {
+                self.err(Diagnostic::error(
+                    s,
+                    "a laziness mark `~` is only allowed on a constructor field",
+                ));
+                self.ty(*t)
+            }
             // Type operators (TypeOperators), resolved by their fixities
             // (a fixity declaration is the type's and the constructor's).
             Type::App(f, a, s) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == gph_syntax::parse::TYPE_CHAIN) =>
@@ -1780,8 +1788,27 @@ impl Renamer<'_> {
                 let context = self.preds(dd.context);
                 // StrictData: every field of a data type is strict (a
                 // newtype's field cannot be).
-                let all_strict =
-                    !dd.newtype && self.extensions.iter().any(|e| &**e == "StrictData");
+                let strict_data = self.extensions.iter().any(|e| &**e == "StrictData");
+                let all_strict = !dd.newtype && strict_data;
+                // As GHC: a `~` mark says something only under StrictData.
+                if !strict_data {
+                    for c in &dd.constrs {
+                        if c.fields.iter().any(|f| f.lazy) {
+                            self.err(
+                                Diagnostic::error(
+                                    c.name.span,
+                                    format!(
+                                        "a lazy annotation (~) on a field of `{}` without StrictData",
+                                        c.name.name
+                                    ),
+                                )
+                                .with_help(
+                                    "fields are lazy already; add {-# LANGUAGE StrictData #-} or drop the `~`",
+                                ),
+                            );
+                        }
+                    }
+                }
                 let constrs = dd
                     .constrs
                     .into_iter()
@@ -1800,7 +1827,8 @@ impl Renamer<'_> {
                             .fields
                             .into_iter()
                             .map(|f| Field {
-                                strict: f.strict || all_strict,
+                                strict: f.strict || (all_strict && !f.lazy),
+                                lazy: f.lazy,
                                 ty: self.ty(f.ty),
                             })
                             .collect(),

@@ -251,6 +251,8 @@ impl ConDecl {
 #[derive(Clone, Debug)]
 pub struct Field {
     pub strict: bool,
+    /// Marked `~`: lazy even under StrictData.
+    pub lazy: bool,
     pub ty: Type,
 }
 

@@ -362,13 +362,35 @@ fn field(t: Type) -> Field {
     match t {
         Type::Bang(t, _) => Field {
             strict: true,
+            lazy: false,
             ty: *t,
         },
+        Type::App(f, t, _) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == LAZY_MARK) => {
+            Field {
+                strict: false,
+                lazy: true,
+                ty: *t,
+            }
+        }
         t => Field {
             strict: false,
+            lazy: false,
             ty: t,
         },
     }
+}
+
+/// The name of the constructor that marks a field `~T` (lazy under
+/// StrictData) until the field is made (not a name a program can write).
+pub const LAZY_MARK: &str = " lazy";
+
+/// `~T`: a lazy field's type.
+pub fn lazy_mark(t: Type, span: Span) -> Type {
+    Type::App(
+        Box::new(Type::Con(QName::unqual(Sym::from(LAZY_MARK), span))),
+        Box::new(t),
+        span,
+    )
 }
 
 pub fn con_decl(ts: Vec<Type>, op: Option<(QName, Vec<Type>)>, span: Span) -> Res<ConDecl> {

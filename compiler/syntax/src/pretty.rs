@@ -685,8 +685,8 @@ impl Printer {
     }
 
     fn field(&mut self, f: &Field, lvl: TLvl) {
-        if f.strict {
-            self.s("!");
+        if f.strict || f.lazy {
+            self.s(if f.strict { "!" } else { "~" });
             self.ty(&f.ty, TLvl::Arg);
         } else {
             self.ty(&f.ty, lvl);
