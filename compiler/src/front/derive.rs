@@ -118,6 +118,7 @@ pub fn derive_instances(
         class,
         args,
         strategy,
+        via,
         standalone,
     } in &data.deriving
     {
@@ -172,10 +173,21 @@ pub fn derive_instances(
         if is_typeable(class) {
             continue;
         }
+        if let Some(via) = via {
+            // DerivingVia: the instance at the type named, whose
+            // representation is the derived type's (newtypes are erased).
+            let over_constructors =
+                CONSTRUCTOR_CLASSES.contains(&&*class.name) || constructor_class(class);
+            match g.instance_through(class, args, over_constructors, Some(via)) {
+                Ok(d) => decls.push(d),
+                Err(e) => diags.push(e),
+            }
+            continue;
+        }
         if via_newtype {
             let over_constructors =
                 CONSTRUCTOR_CLASSES.contains(&&*class.name) || constructor_class(class);
-            match g.through_newtype(class, args, over_constructors) {
+            match g.instance_through(class, args, over_constructors, None) {
                 Ok(d) => decls.push(d),
                 Err(e) => diags.push(e),
             }
@@ -677,14 +689,29 @@ impl Gen<'_> {
 
     /// GeneralizedNewtypeDeriving: `instance C U => C (N a ..)` whose
     /// dictionary is the one for `C U`, U the newtype's field (newtypes are
-    /// erased, so it is the same record of methods). For a class over
-    /// type constructors the last parameter is dropped from both.
-    fn through_newtype(
+    /// erased, so it is the same record of methods), or with DerivingVia
+    /// U the type named after `via`. For a class over type constructors
+    /// the last parameter is dropped from both.
+    fn instance_through(
         &self,
         class: &QName,
         args: &[Type],
         over_constructors: bool,
+        via: Option<&Type>,
     ) -> Result<Decl, Diagnostic> {
+        if let Some(via) = via {
+            let params = if over_constructors {
+                match self.data.params.split_last() {
+                    Some((_, rest)) => rest,
+                    None => {
+                        return Err(self.cannot(&class.name, "it has no type parameter to drop"))
+                    }
+                }
+            } else {
+                &self.data.params[..]
+            };
+            return Ok(self.newtype_instance(class, args, params, via.clone()));
+        }
         let field = match &self.data.constrs[..] {
             [c] if self.data.newtype => &c.fields[0].ty,
             _ => {
@@ -715,6 +742,18 @@ impl Gen<'_> {
         } else {
             (&self.data.params[..], field.clone())
         };
+        Ok(self.newtype_instance(class, args, params, under))
+    }
+
+    /// `instance C args U => C args (T params)` whose dictionary is U's
+    /// (the checker shares it: the types have one representation).
+    fn newtype_instance(
+        &self,
+        class: &QName,
+        args: &[Type],
+        params: &[Ident],
+        under: Type,
+    ) -> Decl {
         let head = params
             .iter()
             .fold(Type::Con(self.own(&self.data.name.name)), |t, p| {
@@ -730,7 +769,7 @@ impl Gen<'_> {
                 multi_param(all, self.span)
             }
         };
-        Ok(Decl::Instance(InstanceDecl {
+        Decl::Instance(InstanceDecl {
             context: vec![Pred {
                 class: class.clone(),
                 ty: with_args(under),
@@ -741,7 +780,7 @@ impl Gen<'_> {
             decls: Vec::new(),
             span: self.span,
             newtype_derived: true,
-        }))
+        })
     }
 
     /// `tag :: M.T a.. -> Int`, the constructor's position.

@@ -1841,6 +1841,7 @@ impl Renamer<'_> {
                     .map(|d| Derived {
                         class: self.global(Ns::Type, d.class),
                         args: d.args.into_iter().map(|t| self.ty(t)).collect(),
+                        via: d.via.map(|t| self.ty(t)),
                         standalone: d.standalone.map(|(ctx, vars)| (self.preds(ctx), vars)),
                         ..d
                     })

@@ -193,6 +193,9 @@ pub struct Derived {
     /// several parameters (`deriving (MonadState Int)`); empty otherwise.
     pub args: Vec<Type>,
     pub strategy: Strategy,
+    /// `deriving C via T` (DerivingVia): the instance is T's, T having the
+    /// derived type's representation.
+    pub via: Option<Type>,
     /// From `deriving instance ctx => C (T a ..)` (StandaloneDeriving):
     /// the context written, its variables renamed to the declaration's
     /// parameters by the derivation (the head's variables, in order, are

@@ -82,6 +82,7 @@ pub const EXTENSIONS: &[&str] = &[
     "NegativeLiterals",
     "StrictData",
     "TypeOperators",
+    "DerivingVia",
     "Haskell2010",
     "Haskell98",
 ];

@@ -714,6 +714,21 @@ pub fn gadt_decl(
 }
 
 /// `deriving`, `deriving stock`, `deriving newtype` or `deriving anyclass`.
+/// `via T` after a deriving clause: T, with DerivingVia.
+pub fn via(word: Sym, span: Span, t: Type) -> Res<Type> {
+    if &*word != "via" {
+        return fail(span, format!("unexpected `{word}` after a deriving clause"));
+    }
+    require(
+        "DerivingVia",
+        span,
+        "`deriving ... via`",
+        None,
+        "add the pragma at the top of the file",
+    );
+    Ok(t)
+}
+
 pub fn strategy(word: Option<(Sym, Span)>, newtype: Option<Span>) -> Res<Strategy> {
     let (strategy, span) = match (word, newtype) {
         (_, Some(s)) => (Strategy::Newtype, s),
@@ -799,6 +814,7 @@ pub fn standalone_deriving(
             class: class.clone(),
             args,
             strategy,
+            via: None,
             standalone: Some((written, vars)),
         },
         tycon.clone(),

@@ -599,20 +599,32 @@ impl Printer {
         let deriving = if d.deriving.is_empty() {
             None
         } else {
-            let names: Vec<String> = d
+            let name = |q: &Derived| {
+                let mut p = Printer::new();
+                p.out.push_str(&q.class.to_string());
+                for a in &q.args {
+                    p.out.push(' ');
+                    p.ty(a, TLvl::Arg);
+                }
+                p.out
+            };
+            let plain: Vec<String> = d
                 .deriving
                 .iter()
-                .map(|q| {
-                    let mut p = Printer::new();
-                    p.out.push_str(&q.class.to_string());
-                    for a in &q.args {
-                        p.out.push(' ');
-                        p.ty(a, TLvl::Arg);
-                    }
-                    p.out
-                })
+                .filter(|q| q.via.is_none())
+                .map(name)
                 .collect();
-            Some(format!("deriving ({})", names.join(", ")))
+            let mut clauses = Vec::new();
+            if !plain.is_empty() {
+                clauses.push(format!("deriving ({})", plain.join(", ")));
+            }
+            // DerivingVia: a clause for each, with its type.
+            for q in d.deriving.iter().filter(|q| q.via.is_some()) {
+                let mut p = Printer::new();
+                p.ty(q.via.as_ref().expect("a via type"), TLvl::Arg);
+                clauses.push(format!("deriving ({}) via {}", name(q), p.out));
+            }
+            Some(clauses.join(" "))
         };
         let one_line = {
             let mut s = head.clone();
