@@ -421,7 +421,8 @@ impl Renamer<'_> {
         match t {
             Type::Var(_) => t,
             Type::Con(q) => Type::Con(self.global(Ns::Type, q)),
-            Type::App(f, t, s) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == gph_syntax::parse::LAZY_MARK) =>
+            Type::App(f, t, s)
+                if gph_syntax::parse::is_internal_con(&f, gph_syntax::parse::LAZY_MARK) =>
             {
                 self.err(Diagnostic::error(
                     s,
@@ -431,7 +432,8 @@ impl Renamer<'_> {
             }
             // Type operators (TypeOperators), resolved by their fixities
             // (a fixity declaration is the type's and the constructor's).
-            Type::App(f, a, s) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == gph_syntax::parse::TYPE_CHAIN) =>
+            Type::App(f, a, s)
+                if gph_syntax::parse::is_internal_con(&f, gph_syntax::parse::TYPE_CHAIN) =>
             {
                 let Type::Tuple(items, _) = *a else {
                     return Type::Con(QName::unqual(Sym::from("()"), s));

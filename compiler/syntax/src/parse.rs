@@ -118,7 +118,13 @@ fn spine(t: Type) -> (Type, Vec<Type>) {
 pub const TYPE_CHAIN: &str = " type-chain";
 
 fn is_type_chain(t: &Type) -> bool {
-    matches!(t, Type::Con(q) if q.qual.is_none() && &*q.name == TYPE_CHAIN)
+    is_internal_con(t, TYPE_CHAIN)
+}
+
+/// Whether the type is the parser's internal constructor `name`
+/// (`TYPE_CHAIN`, `LAZY_MARK`).
+pub fn is_internal_con(t: &Type, name: &str) -> bool {
+    matches!(t, Type::Con(q) if q.qual.is_none() && &*q.name == name)
 }
 
 /// `t1 op1 t2 op2 t3 ...` (TypeOperators): the operands and operators in
@@ -365,13 +371,11 @@ fn field(t: Type) -> Field {
             lazy: false,
             ty: *t,
         },
-        Type::App(f, t, _) if matches!(&*f, Type::Con(q) if q.qual.is_none() && &*q.name == LAZY_MARK) => {
-            Field {
-                strict: false,
-                lazy: true,
-                ty: *t,
-            }
-        }
+        Type::App(f, t, _) if is_internal_con(&f, LAZY_MARK) => Field {
+            strict: false,
+            lazy: true,
+            ty: *t,
+        },
         t => Field {
             strict: false,
             lazy: false,

@@ -1333,14 +1333,12 @@ pub fn is_operator_name(n: &str) -> bool {
 /// `parse::TYPE_CHAIN`), if the type is one.
 fn type_chain_items(t: &Type) -> Option<&[Type]> {
     match t {
-        Type::App(f, a, _) => match (&**f, &**a) {
-            (Type::Con(q), Type::Tuple(items, _))
-                if q.qual.is_none() && &*q.name == crate::parse::TYPE_CHAIN =>
-            {
-                Some(items)
+        Type::App(f, a, _) if crate::parse::is_internal_con(f, crate::parse::TYPE_CHAIN) => {
+            match &**a {
+                Type::Tuple(items, _) => Some(items),
+                _ => None,
             }
-            _ => None,
-        },
+        }
         _ => None,
     }
 }

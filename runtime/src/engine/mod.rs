@@ -304,15 +304,8 @@ impl Driver<'_> {
                 }
                 Next::Broken(why) => return Err(Stop::Error(why)),
                 Next::Wait => {
-                    // Only the main PE's driver tells a deadlock: others
-                    // wait for its FINISH (a PE that told first would name
-                    // the wrong error, and could not see a handler rescue
-                    // the main thread).
-                    if self.census.quiet() && self.main.is_some() {
-                        if self.rescued(pes)? {
-                            continue;
-                        }
-                        return Err(deadlock(pes, self.main));
+                    if let Some(e) = self.deadlock_here(pes)? {
+                        return Err(e);
                     }
                     eng.wait(pes);
                 }
@@ -329,12 +322,10 @@ impl Driver<'_> {
                         Some(ms) => ms.iter().any(|m| !m.kind.looks_for_work()),
                         None => !env.kind.looks_for_work(),
                     };
-                    if !brings_work
-                        && self.census.quiet()
-                        && self.main.is_some()
-                        && !self.rescued(pes)?
-                    {
-                        return Err(deadlock(pes, self.main));
+                    if !brings_work {
+                        if let Some(e) = self.deadlock_here(pes)? {
+                            return Err(e);
+                        }
                     }
                     self.handling(p);
                     eng.receiving(p, &env, &pes[p]);
@@ -360,12 +351,10 @@ impl Driver<'_> {
                 // before it runs a thread.
                 Next::Step(p) if pes[p].has_mail() && !pes[p].owes_a_slice() => {
                     let env = pes[p].inbox.pop().expect("mail");
-                    if env.kind.looks_for_work()
-                        && self.census.quiet()
-                        && self.main.is_some()
-                        && !self.rescued(pes)?
-                    {
-                        return Err(deadlock(pes, self.main));
+                    if env.kind.looks_for_work() {
+                        if let Some(e) = self.deadlock_here(pes)? {
+                            return Err(e);
+                        }
                     }
                     self.handling(p);
                     if self.handle(eng, pes, p, env)? {
@@ -452,7 +441,17 @@ impl Driver<'_> {
         stamp(eng, pes, p, t0);
     }
 
-    /// Tells the census whether local PE `p` is quiescent now.
+    /// With every PE quiescent (the census quiet): the deadlock's error,
+    /// or None when the run goes on. Only the driver of the main PE tells
+    /// a deadlock (another that told first would name the wrong error, and
+    /// could not see a handler take it); the others wait for its FINISH.
+    fn deadlock_here(&mut self, pes: &mut [Pe]) -> Result<Option<Stop>, Stop> {
+        if self.main.is_none() || !self.census.quiet() || self.rescued(pes)? {
+            return Ok(None);
+        }
+        Ok(Some(deadlock(pes, self.main)))
+    }
+
     /// At a deadlock: whether the main thread, waiting on an MVar under a
     /// handler, was given BlockedIndefinitelyOnMVar (and the run goes on).
     fn rescued(&mut self, pes: &mut [Pe]) -> Result<bool, Stop> {
@@ -466,6 +465,7 @@ impl Driver<'_> {
         Ok(false)
     }
 
+    /// Tells the census whether local PE `p` is quiescent now.
     fn update(&mut self, pes: &[Pe], p: usize) {
         let q = pes[p].quiescent();
         if q != self.quiescent[p] {
