@@ -3,15 +3,11 @@
 //! own traffic: census waves (the main rank tells a deadlock), recorded
 //! events on their way to the main rank's files, and the end of the run.
 //!
-//! Flow control. Open MPI's shared-memory transport collapses when one rank
-//! floods another with unmatched small sends (100,000 of 16 bytes in one
-//! burst took 8-25 s, against under a second with at most 4,096 in flight:
-//! the measurement, rsmpi 0.8, Open MPI 4.1). So at most [`WINDOW`]
-//! envelopes, and [`WINDOW_BYTES`], travel unacknowledged to each rank;
-//! the rest wait here, in order, and leave as the receiver tells that it
-//! took some in (a Window message for every quarter of either). Acknowledgements come from
-//! the link, not from the PE's handling, so a PE busy with a long slice
-//! still lets its senders on once it polls.
+//! Flow control (`window`): envelopes beyond the window to a rank wait
+//! here, in order, and leave as the receiver tells that it took some in
+//! (a Window message). Acknowledgements come from the link, not from the
+//! PE's handling, so a PE busy with a long slice still lets its senders on
+//! once it polls.
 //!
 //! Census waves. The driver's census counts, on each rank, its PE's
 //! messages that may bring work sent and handled, and whether the PE is
@@ -25,6 +21,7 @@
 //! count).
 
 use super::transport::{Arrival, Tag, Transport};
+use super::window::Flight;
 use crate::engine::os_threads::Link;
 use crate::engine::Census;
 use crate::machine::pe::Pe;
@@ -36,8 +33,6 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Envelopes in flight to one rank, unacknowledged.
-pub(crate) const WINDOW: usize = 1024;
 /// How often the main rank may ask for a census reading.
 const WAVE_EVERY: Duration = Duration::from_millis(20);
 /// How often another rank ships its recorded events.
@@ -46,21 +41,6 @@ const SHIP_EVERY: Duration = Duration::from_millis(50);
 /// itself busy-polls, and a message answered within microseconds is what
 /// a FETCH's round trip needs.
 const SPIN: Duration = Duration::from_micros(500);
-
-/// Bytes (payloads and piggybacks) in flight to one rank: a stream of
-/// large messages is paced by its receiver, not by what MPI will buffer.
-/// Over TCP many large sends under way at once slow each other: a stream
-/// of 256 KiB messages ran at 14 % of raw MPI with 4 MiB in flight, 72 %
-/// with 512 KiB (the same on shared memory).
-pub(crate) const WINDOW_BYTES: usize = 512 << 10;
-
-/// What is in flight to a rank, or taken in from it since the last
-/// acknowledgement.
-#[derive(Clone, Copy, Default)]
-struct Flight {
-    envelopes: usize,
-    bytes: usize,
-}
 
 /// A rank silent this long is lost: twelve heartbeats missed.
 const LOST: Duration = Duration::from_secs(3);
@@ -154,10 +134,15 @@ impl<'a> MpiLink<'a> {
         let mut any = false;
         while let Some(a) = self.t.poll() {
             any = true;
-            if self.beating {
-                self.heard[a.from] = Instant::now();
+            let from = match &a {
+                Ok(a) => a.from,
+                Err((from, _)) => *from,
+            };
+            if self.beating && from < self.heard.len() {
+                self.heard[from] = Instant::now();
             }
-            if let Err(e) = self.take_in(a) {
+            let taken = a.map_err(|(from, e)| format!("a malformed message from PE {from}: {e}"));
+            if let Err(e) = taken.and_then(|a| self.take_in(a)) {
                 self.broken.get_or_insert(e);
             }
         }
@@ -260,7 +245,7 @@ impl<'a> MpiLink<'a> {
         t.envelopes += 1;
         t.bytes += env.size();
         self.inbox.push_back(env);
-        if t.envelopes >= WINDOW / 4 || t.bytes >= WINDOW_BYTES / 4 {
+        if t.due() {
             let mut b = Vec::new();
             put_word(&mut b, t.envelopes as u64);
             put_word(&mut b, t.bytes as u64);
@@ -276,8 +261,7 @@ impl<'a> MpiLink<'a> {
             let Some(size) = self.queued[to].front().map(Envelope::size) else {
                 break;
             };
-            // One envelope may always travel, however large.
-            if f.envelopes >= WINDOW || f.envelopes > 0 && f.bytes + size > WINDOW_BYTES {
+            if !f.may_send(size) {
                 break;
             }
             f.envelopes += 1;

@@ -65,7 +65,13 @@ impl Envelope {
     ///
     /// [`from_wire`]: Envelope::from_wire
     pub fn into_wire(self) -> Vec<u8> {
-        let mut fields = Vec::with_capacity(24);
+        // The fields are written in place after the piggyback: at most ten
+        // bytes a word, nine words and the carried ones, and the length.
+        let most = self.piggyback.len() + 10 * (9 + self.carried.len()) + 4;
+        let mut out = self.payload;
+        out.reserve(most);
+        out.extend_from_slice(&self.piggyback);
+        let start = out.len();
         for w in [
             self.from.0 as u64,
             self.to.0 as u64,
@@ -75,18 +81,16 @@ impl Envelope {
             self.id,
             self.carried.len() as u64,
         ] {
-            put_word(&mut fields, w);
+            put_word(&mut out, w);
         }
         for &c in &self.carried {
-            put_word(&mut fields, c);
+            put_word(&mut out, c);
         }
-        put_word(&mut fields, self.payload.len() as u64);
-        put_word(&mut fields, self.piggyback.len() as u64);
-        let mut out = self.payload;
-        out.reserve(self.piggyback.len() + fields.len() + 4);
-        out.extend_from_slice(&self.piggyback);
-        out.extend_from_slice(&fields);
-        out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
+        let payload_len = start - self.piggyback.len();
+        put_word(&mut out, payload_len as u64);
+        put_word(&mut out, self.piggyback.len() as u64);
+        let fields = (out.len() - start) as u32;
+        out.extend_from_slice(&fields.to_le_bytes());
         out
     }
 
