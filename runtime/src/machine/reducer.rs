@@ -233,6 +233,19 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
             }};
         }
+        // A new node of `n` fields, the registers the pool names at `args`.
+        macro_rules! node {
+            ($kind:expr, $n:expr, $info:expr, $args:expr) => {{
+                let (n, args) = ($n as usize, $args as usize);
+                let p = alloc!(1 + n);
+                set!(self.heap.mem, p, header($kind, n as u32, $info));
+                for i in 0..n {
+                    let x = rp!(get!(pool, args + i));
+                    set!(self.heap.mem, p + 1 + i, x.0 as u64);
+                }
+                Ptr(p as u32)
+            }};
+        }
         // Returns the value `$v` to the frames below the current activation.
         macro_rules! ret {
             ($v:expr) => {{
@@ -299,6 +312,56 @@ impl<'p, 'io> Pe<'p, 'io> {
                         }
                     }
                 }
+            }};
+        }
+
+        // An `Eval` of a register whose node is not a value: enters the
+        // thunk (the op after this one runs when it returns), or blocks.
+        macro_rules! eval_slow {
+            ($reg:expr) => {{
+                let (r, na) = finish!(self.eval_slow(t, a, $reg, false));
+                a = na;
+                refresh!();
+                match r {
+                    Evaled::Entered => entered!(),
+                    Evaled::Value(v) => wp!($reg, v),
+                    Evaled::Blocked => {
+                        save!();
+                        return Ok(SliceEnd::Blocked);
+                    }
+                }
+            }};
+        }
+        // A jump to `target` from the op before `next`; one backwards is
+        // a loop's, counted so that it cannot starve the scheduler.
+        macro_rules! jump {
+            ($target:expr, $next:expr) => {{
+                let target = $target as usize;
+                if target < $next {
+                    red += 1;
+                    if red >= budget {
+                        a.pc = target;
+                        save!();
+                        return Ok(SliceEnd::Yield);
+                    }
+                }
+                a.pc = target;
+            }};
+        }
+        // Goes to the target of constructor node `h`'s tag.
+        macro_rules! switch {
+            ($h:expr, $n:expr, $targets:expr) => {{
+                let h = $h;
+                if h_kind(h) != kind::CON {
+                    self.slice_reductions += red;
+                    return err("internal error: Switch on a value that is not a constructor");
+                }
+                let tag = get!(l.con_tag, h_info(h) as usize);
+                if tag >= $n as u32 {
+                    self.slice_reductions += red;
+                    return err("internal error: Switch without a target for this tag");
+                }
+                a.pc = get!(l.targets, $targets as usize + tag as usize) as usize;
             }};
         }
 
@@ -453,19 +516,12 @@ impl<'p, 'io> Pe<'p, 'io> {
                         a.pc = target as usize;
                     }
                 }
-                Op::Jump { target } => {
-                    let target = target as usize;
-                    if target < a.pc {
-                        // a loop: make sure it cannot starve the scheduler
-                        red += 1;
-                        if red >= budget {
-                            a.pc = target;
-                            save!();
-                            return Ok(SliceEnd::Yield);
-                        }
-                    }
-                    a.pc = target;
+                Op::MoveJump { dst, src, target } => {
+                    wp!(dst, rp!(src));
+                    // As the `Jump` after it, at a.pc.
+                    jump!(target, a.pc + 1);
                 }
+                Op::Jump { target } => jump!(target, a.pc),
                 Op::OpV {
                     op,
                     dst,
@@ -545,13 +601,8 @@ impl<'p, 'io> Pe<'p, 'io> {
                     wv!(dst, mem!(p.0 as usize + 1));
                 }
                 Op::MkCon { dst, n, con, args } => {
-                    let p = alloc!(1 + n as usize);
-                    set!(self.heap.mem, p, header(kind::CON, n as u32, con));
-                    for i in 0..n as usize {
-                        let x = rp!(get!(pool, args as usize + i));
-                        set!(self.heap.mem, p + 1 + i, x.0 as u64);
-                    }
-                    wp!(dst, Ptr(p as u32));
+                    let p = node!(kind::CON, n, con, args);
+                    wp!(dst, p);
                 }
                 Op::MkThunk { dst, n, sc, args } => {
                     let size = (n as usize).max(1);
@@ -565,13 +616,8 @@ impl<'p, 'io> Pe<'p, 'io> {
                     wp!(dst, Ptr(p as u32));
                 }
                 Op::MkPap { dst, n, sc, args } => {
-                    let p = alloc!(1 + n as usize);
-                    set!(self.heap.mem, p, header(kind::PAP, n as u32, sc));
-                    for i in 0..n as usize {
-                        let x = rp!(get!(pool, args as usize + i));
-                        set!(self.heap.mem, p + 1 + i, x.0 as u64);
-                    }
-                    wp!(dst, Ptr(p as u32));
+                    let p = node!(kind::PAP, n, sc, args);
+                    wp!(dst, p);
                 }
                 Op::Fill { node, field, src } => {
                     let p = rp!(node).0 as usize;
@@ -593,17 +639,31 @@ impl<'p, 'io> Pe<'p, 'io> {
                         wp!(reg, p);
                     }
                     if !is_value_kind(h_kind(h)) {
-                        let (r, na) = finish!(self.eval_slow(t, a, reg, false));
-                        a = na;
-                        refresh!();
-                        match r {
-                            Evaled::Entered => entered!(),
-                            Evaled::Value(v) => wp!(reg, v),
-                            Evaled::Blocked => {
-                                save!();
-                                return Ok(SliceEnd::Blocked);
-                            }
-                        }
+                        eval_slow!(reg);
+                    }
+                }
+                Op::EvalSwitch { reg, n, targets } => {
+                    let p = self.heap.deref(rp!(reg));
+                    let h = mem!(p.0);
+                    if is_value_kind(h_kind(h)) {
+                        wp!(reg, p);
+                        switch!(h, n, targets);
+                    } else {
+                        // As `Eval`: the `Switch` at the next pc runs when
+                        // the thunk's value returns.
+                        wp!(reg, p);
+                        eval_slow!(reg);
+                    }
+                }
+                Op::EvalUnbox { dst, src } => {
+                    let p = self.heap.deref(rp!(src));
+                    if is_value_kind(h_kind(mem!(p.0))) {
+                        wp!(src, p);
+                        wv!(dst, mem!(p.0 as usize + 1));
+                        a.pc += 1;
+                    } else {
+                        wp!(src, p);
+                        eval_slow!(src);
                     }
                 }
                 Op::Enter { reg } => {
@@ -628,16 +688,7 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::Switch { reg, n, targets } => {
                     let p = self.heap.deref(rp!(reg));
                     let h = mem!(p.0);
-                    if h_kind(h) != kind::CON {
-                        self.slice_reductions += red;
-                        return err("internal error: Switch on a value that is not a constructor");
-                    }
-                    let tag = get!(l.con_tag, h_info(h) as usize);
-                    if tag >= n as u32 {
-                        self.slice_reductions += red;
-                        return err("internal error: Switch without a target for this tag");
-                    }
-                    a.pc = get!(l.targets, targets as usize + tag as usize) as usize;
+                    switch!(h, n, targets);
                 }
                 Op::Fields { reg, dst, n } => {
                     let p = self.heap.deref(rp!(reg)).0 as usize;
@@ -649,6 +700,25 @@ impl<'p, 'io> Pe<'p, 'io> {
                         let f = mem!(p + 1 + i);
                         wp!(dst as usize + i, Ptr(f as u32));
                     }
+                }
+                Op::Field2 {
+                    reg,
+                    dst,
+                    field,
+                    dst2,
+                    field2,
+                } => {
+                    let p = self.heap.deref(rp!(reg)).0 as usize;
+                    if crate::machine::heap::h_size(self.heap.mem[p]) <= field.max(field2) as usize
+                    {
+                        self.slice_reductions += red;
+                        return err("internal error: Field of a smaller node");
+                    }
+                    let f = mem!(p + 1 + field as usize);
+                    let f2 = mem!(p + 1 + field2 as usize);
+                    wp!(dst, Ptr(f as u32));
+                    wp!(dst2, Ptr(f2 as u32));
+                    a.pc += 1;
                 }
                 Op::Field { dst, reg, field } => {
                     let p = self.heap.deref(rp!(reg)).0 as usize;
@@ -847,6 +917,11 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::Ret { reg } => {
                     let v = rp!(reg);
                     ret!(v);
+                }
+                Op::MkConRet { dst, n, con, args } => {
+                    let p = node!(kind::CON, n, con, args);
+                    wp!(dst, p);
+                    ret!(p);
                 }
                 Op::RetV { reg } => {
                     let v = rv!(reg);
