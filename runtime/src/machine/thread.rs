@@ -39,6 +39,20 @@ pub struct Frame {
     pub vbase: u32,
 }
 
+impl Frame {
+    /// The update frame of a thunk whose code runs with its registers
+    /// from `slot`/`vslot` (the thunk itself saved at `slot`).
+    pub fn update(slot: usize, vslot: usize) -> Frame {
+        Frame {
+            kind: fk::UPDATE,
+            dst: 0,
+            pc: 0,
+            pbase: slot as u32,
+            vbase: vslot as u32,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     Runnable,
