@@ -112,6 +112,11 @@ const MAIL_POLL: u64 = 1024;
 /// through the top of the stack.
 const STAGED: usize = 8;
 
+/// Registers a call's window starts with as one block of the dummy node
+/// and one of 0, after its arguments (nfib's worker has 11 value
+/// registers: with 8 the rest was a memset call).
+const FILL: usize = 16;
+
 impl<'p, 'io> Pe<'p, 'io> {
     /// Runs `t` for about `budget` reductions.
     #[allow(unused_unsafe)]
@@ -397,18 +402,18 @@ impl<'p, 'io> Pe<'p, 'io> {
         // and fills of a variable length were calls of memmove and memset,
         // 7 % of the Sudoku program's time.
         macro_rules! window {
-            ($sc:expr, $args:expr, $pbase:expr, $vbase:expr) => {{
+            ($sc:expr, $args:expr, $pbase:expr, $vbase:expr, $overlap:expr) => {{
                 let info = get!(l.scs, $sc as usize);
                 let (ar, nr) = (info.arity as usize, info.nregs as usize);
                 let (var, nvr) = (info.varity as usize, info.nvregs as usize);
                 let (pbase, vbase, args) = ($pbase, $vbase, $args as usize);
                 let top = t.ptrs.len();
                 let vtop = t.vals.len();
-                if t.ptrs.capacity() < (top + ar).max(pbase + nr.max(STAGED))
-                    || t.vals.capacity() < (vtop + var).max(vbase + nvr.max(STAGED))
+                if t.ptrs.capacity() < (top + ar).max(pbase + nr.max(ar + FILL))
+                    || t.vals.capacity() < (vtop + var).max(vbase + nvr.max(var + FILL))
                 {
-                    t.ptrs.reserve(ar + nr.max(STAGED));
-                    t.vals.reserve(var + nvr.max(STAGED));
+                    t.ptrs.reserve(ar + nr.max(ar + FILL));
+                    t.vals.reserve(var + nvr.max(var + FILL));
                     refresh!();
                 }
                 // SAFETY: capacity was reserved above; everything up to
@@ -417,7 +422,20 @@ impl<'p, 'io> Pe<'p, 'io> {
                     let bp = t.ptrs.as_mut_ptr();
                     let bv = t.vals.as_mut_ptr();
                     let (pfill, vfill);
-                    if ar <= STAGED && var <= STAGED {
+                    if !$overlap {
+                        // Above the caller's window: the arguments go
+                        // straight in, and a block of the dummy node and
+                        // one of 0 after them.
+                        for i in 0..ar {
+                            *bp.add(pbase + i) = rp!(get!(pool, args + i));
+                        }
+                        for i in 0..var {
+                            *bv.add(vbase + i) = rv!(get!(pool, args + ar + i));
+                        }
+                        (bp.add(pbase + ar) as *mut [Ptr; FILL]).write_unaligned([dummy; FILL]);
+                        (bv.add(vbase + var) as *mut [u64; FILL]).write_unaligned([0; FILL]);
+                        (pfill, vfill) = (ar + FILL, var + FILL);
+                    } else if ar <= STAGED && var <= STAGED {
                         let mut ps = [dummy; STAGED];
                         let mut vs = [0u64; STAGED];
                         for i in 0..ar {
@@ -928,12 +946,12 @@ impl<'p, 'io> Pe<'p, 'io> {
                         vbase: a.vbase as u32,
                     });
                     let (np, nv) = (t.ptrs.len(), t.vals.len());
-                    window!(sc, args, np, nv);
+                    window!(sc, args, np, nv, false);
                     refresh!();
                     entered!();
                 }
                 Op::TailCall { sc, args } => {
-                    window!(sc, args, a.pbase, a.vbase);
+                    window!(sc, args, a.pbase, a.vbase, true);
                     refresh!();
                     entered!();
                 }
