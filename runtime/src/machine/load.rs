@@ -1032,64 +1032,52 @@ pub fn compute_liveness(l: &mut Loaded) {
 /// was, for a thunk entered to return to.
 fn superinstructions(code: &mut [Op]) {
     for i in 0..code.len().saturating_sub(1) {
-        if let Op::Eval { reg } = code[i] {
-            match code[i + 1] {
-                Op::Switch { reg: r, n, targets } if r == reg => {
-                    code[i] = Op::EvalSwitch { reg, n, targets }
-                }
-                Op::Unbox { dst, src } if src == reg => code[i] = Op::EvalUnbox { dst, src },
-                _ => {}
-            }
-            continue;
+        if let Some(op) = fuse(code[i], code[i + 1]) {
+            code[i] = op;
         }
-        match (code[i], code[i + 1]) {
-            (Op::Move { dst, src }, Op::Jump { target }) => {
-                code[i] = Op::MoveJump { dst, src, target };
-                continue;
-            }
-            (Op::MkCon { dst, n, con, args }, Op::Ret { reg }) if reg == dst => {
-                code[i] = Op::MkConRet { dst, n, con, args };
-                continue;
-            }
-            _ => {}
-        }
-        if let Op::Field { dst, reg, field } = code[i] {
-            match code[i + 1] {
-                Op::Field {
-                    dst: dst2,
-                    reg: r,
-                    field: field2,
-                } if r == reg && dst != reg => {
-                    code[i] = Op::Field2 {
-                        reg,
-                        dst,
-                        field,
-                        dst2,
-                        field2,
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        }
-        let Op::ConstV { dst: k, bits } = code[i] else {
-            continue;
-        };
-        let Ok(imm) = i32::try_from(bits as i64) else {
-            continue;
-        };
-        let fused = match code[i + 1] {
-            Op::IAdd { dst, a, b } if b == k => Op::AddK { dst, a, k, imm },
-            Op::IAdd { dst, a, b } if a == k => Op::AddK { dst, a: b, k, imm },
-            Op::ISub { dst, a, b } if b == k => Op::SubK { dst, a, k, imm },
-            Op::BrILt { a, b, target } if b == k => Op::BrILtK { a, k, imm, target },
-            Op::BrILe { a, b, target } if b == k => Op::BrILeK { a, k, imm, target },
-            Op::BrIGt { a, b, target } if b == k => Op::BrIGtK { a, k, imm, target },
-            Op::BrIGe { a, b, target } if b == k => Op::BrIGeK { a, k, imm, target },
-            Op::BrIEq { a, b, target } if b == k => Op::BrIEqK { a, k, imm, target },
-            Op::BrINe { a, b, target } if b == k => Op::BrINeK { a, k, imm, target },
-            _ => continue,
-        };
-        code[i] = fused;
     }
+}
+
+/// The one op that does `first` and then `second`, if there is one.
+fn fuse(first: Op, second: Op) -> Option<Op> {
+    Some(match (first, second) {
+        (Op::Eval { reg }, Op::Switch { reg: r, n, targets }) if r == reg => {
+            Op::EvalSwitch { reg, n, targets }
+        }
+        (Op::Eval { reg }, Op::Unbox { dst, src }) if src == reg => Op::EvalUnbox { dst, src },
+        (Op::Move { dst, src }, Op::Jump { target }) => Op::MoveJump { dst, src, target },
+        (Op::MkCon { dst, n, con, args }, Op::Ret { reg }) if reg == dst => {
+            Op::MkConRet { dst, n, con, args }
+        }
+        (
+            Op::Field { dst, reg, field },
+            Op::Field {
+                dst: dst2,
+                reg: r,
+                field: field2,
+            },
+        ) if r == reg && dst != reg => Op::Field2 {
+            reg,
+            dst,
+            field,
+            dst2,
+            field2,
+        },
+        (Op::ConstV { dst: k, bits }, next) => {
+            let imm = i32::try_from(bits as i64).ok()?;
+            match next {
+                Op::IAdd { dst, a, b } if b == k => Op::AddK { dst, a, k, imm },
+                Op::IAdd { dst, a, b } if a == k => Op::AddK { dst, a: b, k, imm },
+                Op::ISub { dst, a, b } if b == k => Op::SubK { dst, a, k, imm },
+                Op::BrILt { a, b, target } if b == k => Op::BrILtK { a, k, imm, target },
+                Op::BrILe { a, b, target } if b == k => Op::BrILeK { a, k, imm, target },
+                Op::BrIGt { a, b, target } if b == k => Op::BrIGtK { a, k, imm, target },
+                Op::BrIGe { a, b, target } if b == k => Op::BrIGeK { a, k, imm, target },
+                Op::BrIEq { a, b, target } if b == k => Op::BrIEqK { a, k, imm, target },
+                Op::BrINe { a, b, target } if b == k => Op::BrINeK { a, k, imm, target },
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
 }

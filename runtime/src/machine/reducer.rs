@@ -59,7 +59,6 @@ enum Applied {
 }
 
 enum Evaled {
-    Entered,
     /// The register now holds a value.
     Value(Ptr),
     Blocked,
@@ -324,6 +323,82 @@ impl<'p, 'io> Pe<'p, 'io> {
             }};
         }
 
+        // Enters thunk `$p` (header `$h`), the node in register `$reg`: a
+        // return frame (none in tail position), an update frame, the
+        // thunk's fields as the first registers of its code, and the thunk
+        // black-holed. Here rather than in a function: `eval_slow`'s call
+        // and result cost 11 % of the Sudoku program's time, and a function
+        // of its own, even inlined, 3-5 % more instructions than this.
+        macro_rules! enter_thunk {
+            ($reg:expr, $p:expr, $h:expr, $tail:expr) => {{
+                let (p, h) = ($p, $h);
+                let info = l.scs[h_info(h) as usize];
+                let (ar, nr, nvr) = (
+                    info.arity as usize,
+                    info.nregs as usize,
+                    info.nvregs as usize,
+                );
+                if $tail {
+                    t.ptrs.truncate(a.pbase);
+                    t.vals.truncate(a.vbase);
+                } else {
+                    t.frames.push(a.ret_frame($reg));
+                }
+                let slot = t.ptrs.len();
+                let vslot = t.vals.len();
+                // A thunk entered in tail position right above an update
+                // frame has the value that frame's thunk will get (`r` in
+                // `foldr (\x r -> if p x then x : r else r)`): it becomes
+                // an indirection to that (black-holed) thunk instead of
+                // pushing a frame of its own. GHC squeezes such adjacent
+                // update frames at GC time; without this a run of rejected
+                // elements took a frame each (20 bytes of stack per element).
+                let outer = match t.frames.last() {
+                    Some(f) if $tail && f.kind == fk::UPDATE => Some(t.ptrs[f.pbase as usize]),
+                    _ => None,
+                };
+                // What the thunk becomes while its code runs.
+                let (nh, w) = match outer {
+                    Some(o) => (header(kind::IND, 1, 0), o.0 as u64),
+                    None => {
+                        t.frames.push(Frame::update(slot, vslot));
+                        (header(kind::BLACKHOLE, 1, t.id), 0)
+                    }
+                };
+                t.ptrs.reserve(1 + nr);
+                t.vals.reserve(nvr);
+                let i = p.0 as usize;
+                let fields = &self.heap.mem[i + 1..i + 1 + ar];
+                // SAFETY: capacity was reserved above; the window is fully
+                // written before the lengths are set.
+                unsafe {
+                    let bp = t.ptrs.as_mut_ptr().add(slot);
+                    *bp = p;
+                    for (k, &f) in fields.iter().enumerate() {
+                        *bp.add(1 + k) = Ptr(f as u32);
+                    }
+                    for k in ar..nr {
+                        *bp.add(1 + k) = dummy;
+                    }
+                    t.ptrs.set_len(slot + 1 + nr);
+                    let bv = t.vals.as_mut_ptr().add(vslot);
+                    for k in 0..nvr {
+                        *bv.add(k) = 0;
+                    }
+                    t.vals.set_len(vslot + nvr);
+                }
+                set!(self.heap.mem, i, nh);
+                set!(self.heap.mem, i + 1, w);
+                a = Act {
+                    pc: info.entry as usize,
+                    pbase: slot + 1,
+                    vbase: vslot,
+                };
+                refresh!();
+                entered!();
+                continue;
+            }};
+        }
         // An `Eval` of a register whose node is not a value: enters the
         // thunk (the op after this one runs when it returns), or blocks.
         macro_rules! eval_slow {
@@ -331,59 +406,12 @@ impl<'p, 'io> Pe<'p, 'io> {
                 let p = rp!($reg);
                 let h = mem!(p.0);
                 if h_kind(h) == kind::THUNK {
-                    // The common case, here rather than in `eval_slow`,
-                    // whose call and result cost 11 % of the Sudoku
-                    // program's time: as there, a return frame, an update
-                    // frame, the thunk's fields as the registers of its
-                    // code, and the thunk black-holed.
-                    let info = l.scs[h_info(h) as usize];
-                    let (ar, nr, nvr) = (
-                        info.arity as usize,
-                        info.nregs as usize,
-                        info.nvregs as usize,
-                    );
-                    t.frames.push(a.ret_frame($reg));
-                    let slot = t.ptrs.len();
-                    let vslot = t.vals.len();
-                    t.frames.push(Frame::update(slot, vslot));
-                    t.ptrs.reserve(1 + nr);
-                    t.vals.reserve(nvr);
-                    let i = p.0 as usize;
-                    let fields = &self.heap.mem[i + 1..i + 1 + ar];
-                    // SAFETY: capacity was reserved above; the window is
-                    // fully written before the lengths are set.
-                    unsafe {
-                        let bp = t.ptrs.as_mut_ptr().add(slot);
-                        *bp = p;
-                        for (k, &f) in fields.iter().enumerate() {
-                            *bp.add(1 + k) = Ptr(f as u32);
-                        }
-                        for k in ar..nr {
-                            *bp.add(1 + k) = dummy;
-                        }
-                        t.ptrs.set_len(slot + 1 + nr);
-                        let bv = t.vals.as_mut_ptr().add(vslot);
-                        for k in 0..nvr {
-                            *bv.add(k) = 0;
-                        }
-                        t.vals.set_len(vslot + nvr);
-                    }
-                    set!(self.heap.mem, i, header(kind::BLACKHOLE, 1, t.id));
-                    set!(self.heap.mem, i + 1, 0);
-                    a = Act {
-                        pc: info.entry as usize,
-                        pbase: slot + 1,
-                        vbase: vslot,
-                    };
-                    refresh!();
-                    entered!();
-                    continue;
+                    enter_thunk!($reg, p, h, false);
                 }
-                let (r, na) = finish!(self.eval_slow(t, a, $reg, false));
+                let (r, na) = finish!(self.eval_slow(t, a, $reg));
                 a = na;
                 refresh!();
                 match r {
-                    Evaled::Entered => entered!(),
                     Evaled::Value(v) => wp!($reg, v),
                     Evaled::Blocked => {
                         save!();
@@ -787,24 +815,22 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::EvalSwitch { reg, n, targets } => {
                     let p = self.heap.deref(rp!(reg));
                     let h = mem!(p.0);
+                    wp!(reg, p);
                     if is_value_kind(h_kind(h)) {
-                        wp!(reg, p);
                         switch!(h, n, targets);
                     } else {
                         // As `Eval`: the `Switch` at the next pc runs when
                         // the thunk's value returns.
-                        wp!(reg, p);
                         eval_slow!(reg);
                     }
                 }
                 Op::EvalUnbox { dst, src } => {
                     let p = self.heap.deref(rp!(src));
+                    wp!(src, p);
                     if is_value_kind(h_kind(mem!(p.0))) {
-                        wp!(src, p);
                         wv!(dst, mem!(p.0 as usize + 1));
                         a.pc += 1;
                     } else {
-                        wp!(src, p);
                         eval_slow!(src);
                     }
                 }
@@ -814,11 +840,13 @@ impl<'p, 'io> Pe<'p, 'io> {
                         ret!(p);
                     } else {
                         wp!(reg, p);
-                        let (r, na) = finish!(self.eval_slow(t, a, reg, true));
+                        let h = mem!(p.0);
+                        if h_kind(h) == kind::THUNK {
+                            enter_thunk!(reg, p, h, true);
+                        }
+                        let (r, na) = finish!(self.eval_slow(t, a, reg));
                         a = na;
-                        refresh!();
                         match r {
-                            Evaled::Entered => entered!(),
                             Evaled::Value(v) => ret!(v),
                             Evaled::Blocked => {
                                 save!();
@@ -1036,65 +1064,13 @@ impl<'p, 'io> Pe<'p, 'io> {
         }
     }
 
-    /// Evaluates the non-value in register `reg`: enters a thunk (pushing
-    /// a return frame unless `tail`, and an update frame), unpacks a string
-    /// or stdin node, or blocks on a black hole.
-    fn eval_slow(
-        &mut self,
-        t: &mut Thread,
-        mut a: Act,
-        reg: u16,
-        tail: bool,
-    ) -> Result<(Evaled, Act), Stop> {
+    /// Evaluates the non-value in register `reg` that is not a thunk (the
+    /// reducer enters thunks itself, `enter_thunk!`): unpacks a string or
+    /// stdin node, or blocks on a black hole.
+    fn eval_slow(&mut self, t: &mut Thread, mut a: Act, reg: u16) -> Result<(Evaled, Act), Stop> {
         let p = self.heap.deref(t.ptrs[a.pbase + reg as usize]);
         let h = self.heap.mem[p.0 as usize];
         match h_kind(h) {
-            kind::THUNK => {
-                let sc = h_info(h);
-                let info = self.l.scs[sc as usize];
-                if tail {
-                    t.ptrs.truncate(a.pbase);
-                    t.vals.truncate(a.vbase);
-                } else {
-                    t.frames.push(a.ret_frame(reg));
-                }
-                let slot = t.ptrs.len();
-                let vslot = t.vals.len();
-                t.ptrs.push(p);
-                // A thunk entered in tail position right above an update
-                // frame has the value that frame's thunk will get (`r` in
-                // `foldr (\x r -> if p x then x : r else r)`): it becomes an
-                // indirection to that (black-holed) thunk instead of
-                // pushing a frame of its own. GHC squeezes such adjacent
-                // update frames at GC time; without this a run of rejected
-                // elements took a frame each (20 bytes of stack per element).
-                let outer = match t.frames.last() {
-                    Some(f) if tail && f.kind == fk::UPDATE => Some(t.ptrs[f.pbase as usize]),
-                    _ => None,
-                };
-                // What the thunk becomes while its code runs.
-                let (h, w) = match outer {
-                    Some(o) => (header(kind::IND, 1, 0), o.0 as u64),
-                    None => {
-                        t.frames.push(Frame::update(slot, vslot));
-                        (header(kind::BLACKHOLE, 1, t.id), 0)
-                    }
-                };
-                let i = p.0 as usize;
-                for k in 0..info.arity as usize {
-                    t.ptrs.push(Ptr(self.heap.mem[i + 1 + k] as u32));
-                }
-                t.ptrs.resize(slot + 1 + info.nregs as usize, self.l.dummy);
-                t.vals.resize(vslot + info.nvregs as usize, 0);
-                self.heap.mem[i] = h;
-                self.heap.mem[i + 1] = w;
-                a = Act {
-                    pc: info.entry as usize,
-                    pbase: slot + 1,
-                    vbase: vslot,
-                };
-                Ok((Evaled::Entered, a))
-            }
             kind::BLACKHOLE | kind::FETCHME | kind::RBH | kind::INPORT => {
                 let k = h_kind(h);
                 if k == kind::BLACKHOLE && h_info(h) == t.id {

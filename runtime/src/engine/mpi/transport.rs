@@ -259,23 +259,23 @@ impl Transport {
         let n = (n.max(0) as usize).min(SMALL);
         // SAFETY: MPI wrote the n bytes of the message received.
         unsafe { self.small[k].set_len(n) };
-        let (arrived, big) = match self.small[k].last().copied() {
-            None => (Err((from as usize, "an empty message".to_string())), None),
-            Some(last) if last & BIG != 0 => (Err((0, String::new())), Some(last & !BIG)),
-            Some(last) => (
-                Ok(Arrival {
-                    from: from as usize,
-                    tag: Tag::from_raw(last as c_int),
-                    bytes: self.small[k][..n - 1].to_vec(),
-                }),
-                None,
-            ),
+        // The kind is the last byte; a small message's body is copied out
+        // before its buffer is posted again.
+        let last = self.small[k].last().copied();
+        let body = match last {
+            Some(b) if b & BIG == 0 => self.small[k][..n - 1].to_vec(),
+            _ => Vec::new(),
         };
         self.post(k);
         self.share_next();
-        Some(match big {
-            Some(tag) => self.bulk(from, tag),
-            None => arrived,
+        Some(match last {
+            None => Err((from as usize, "an empty message".to_string())),
+            Some(b) if b & BIG != 0 => self.bulk(from, b & !BIG),
+            Some(b) => Ok(Arrival {
+                from: from as usize,
+                tag: Tag::from_raw(b as c_int),
+                bytes: body,
+            }),
         })
     }
 
