@@ -323,6 +323,13 @@ enum Known {
     /// Bound to (or matched as) this constructor with these atoms.
     Con(Sym, Vec<Expr>),
     Lit(Lit),
+    /// Bound to a global function (or primitive) applied to fewer atoms
+    /// than it takes: applying the variable calls that function, and a
+    /// call of a known function is inlined, specialised or given its
+    /// worker where a call of a closure is not (sumEuler's `filter
+    /// (relprime n)`, fused into a loop, applied its closure to each
+    /// number).
+    Pap(Sym, Vec<Expr>),
 }
 
 /// Persistent maps: the environment is copied at every scope.
@@ -488,6 +495,18 @@ impl Simp {
         }
     }
 
+    /// How many arguments global function or primitive `g` takes (0 for
+    /// anything else).
+    fn arity(&self, g: &Sym) -> usize {
+        match self.prims.get(g) {
+            Some(p) => p.arity(),
+            None => match self.defs.get(g) {
+                Some(Expr::Lam(ps, _)) => ps.len(),
+                _ => 0,
+            },
+        }
+    }
+
     /// Whether global `g` is recursive and passes its parameter `i` on
     /// unchanged in every call of itself (a static argument): then a copy
     /// specialised at a known function keeps calling itself, and the
@@ -594,6 +613,13 @@ impl Simp {
             }
             f => f,
         };
+        if let Expr::Local(v) = &f {
+            if let Some(Known::Pap(g, given)) = env.known.get(&v.id) {
+                let mut all = given.clone();
+                all.append(&mut args);
+                return self.app(Expr::Global(g.clone()), all, env);
+            }
+        }
         if !self.may_inline() || self.depth > 40 {
             return Expr::App(Box::new(f), args);
         }
@@ -922,6 +948,9 @@ impl Simp {
                 {
                     Some(Known::Con(c.clone(), args.clone()))
                 }
+                Expr::Global(g) if args.iter().all(is_atom) && args.len() < self.arity(g) => {
+                    Some(Known::Pap(g.clone(), args.clone()))
+                }
                 _ => None,
             },
             Expr::Lit(l @ (Lit::Int(_) | Lit::Char(_) | Lit::Double(_))) => {
@@ -952,6 +981,7 @@ impl Simp {
                     .find(|a| matches!(&a.con, AltCon::Lit(x) if x == l))
                     .map(|a| (None, &a.body))
                     .or(def.map(|d| (None, d))),
+                Known::Pap(..) => None,
             };
             if let Some((fields, body)) = pick {
                 let mut env2 = env.clone();

@@ -232,6 +232,12 @@ pub enum Op {
         sc: u32,
         args: u32,
     },
+    /// A tail call of the supercombinator the op is in (a loop): its
+    /// window stays where it is, the same size.
+    Loop {
+        sc: u32,
+        args: u32,
+    },
     Apply {
         f: u16,
         dst: u16,
@@ -558,6 +564,7 @@ pub fn load(prog: &code::Program) -> Result<Loaded<'_>, String> {
             }
         }
         superinstructions(&mut l.ops[l.scs[i].entry as usize..]);
+        loops(&mut l.ops[l.scs[i].entry as usize..], i as u32);
         l.ops.push(Op::FellOff { sc: i as u32 });
     }
     // The synthetic entry code of the main thread and of spark threads.
@@ -891,7 +898,7 @@ fn uses_defs(l: &Loaded, op: &Op, uses: &mut Vec<u16>, defs: &mut Vec<u16>) {
             uses.extend(pool(args, l.scs[sc as usize].arity as usize));
             defs.push(dst);
         }
-        Op::CallV { sc, args, .. } | Op::TailCall { sc, args } => {
+        Op::CallV { sc, args, .. } | Op::TailCall { sc, args } | Op::Loop { sc, args } => {
             uses.extend(pool(args, l.scs[sc as usize].arity as usize));
         }
         Op::Apply { f, dst, n, args } => {
@@ -932,6 +939,7 @@ fn successors(l: &Loaded, op: &Op, pc: u32, out: &mut Vec<u32>) {
             out.extend_from_slice(&l.targets[targets as usize..targets as usize + n as usize])
         }
         Op::TailCall { .. }
+        | Op::Loop { .. }
         | Op::TailApply { .. }
         | Op::Ret { .. }
         | Op::RetV { .. }
@@ -1034,6 +1042,17 @@ fn superinstructions(code: &mut [Op]) {
     for i in 0..code.len().saturating_sub(1) {
         if let Some(op) = fuse(code[i], code[i + 1]) {
             code[i] = op;
+        }
+    }
+}
+
+/// Marks the tail calls of supercombinator `sc` in its own code `code`.
+fn loops(code: &mut [Op], sc: u32) {
+    for op in code {
+        if let Op::TailCall { sc: callee, args } = *op {
+            if callee == sc {
+                *op = Op::Loop { sc, args };
+            }
         }
     }
 }

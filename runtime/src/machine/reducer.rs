@@ -424,11 +424,36 @@ impl<'p, 'io> Pe<'p, 'io> {
         // call's above the caller's, a tail call's over it), its arguments
         // the registers the pool names at `args`, and goes to its entry.
         // The arguments are read before any is written (a tail call's
-        // windows overlap): a few through locals, then stored as blocks
-        // of STAGED registers whose rest is the dummy node and 0 (the
-        // capacity is there); more through the top of the stack. Copies
+        // windows overlap): a few through locals, then stored with a
+        // block of the dummy node and one of 0 after them (the capacity
+        // is there); more through the top of the stack. Copies
         // and fills of a variable length were calls of memmove and memset,
         // 7 % of the Sudoku program's time.
+        // Writes the `ar` pointer and `var` value registers the pool names
+        // at `args` (at most STAGED each) to `pdst` and `vdst`, all read
+        // before any is written. Read back one at a time, as written: a
+        // wider load of locals just stored one by one cannot be forwarded
+        // from the stores and waits for them (16 % of sumEuler's time was
+        // on one such load).
+        macro_rules! staged {
+            ($args:expr, $ar:expr, $var:expr, $pdst:expr, $vdst:expr) => {{
+                let (args, pdst, vdst) = ($args, $pdst, $vdst);
+                let mut ps = [dummy; STAGED];
+                let mut vs = [0u64; STAGED];
+                for i in 0..$ar {
+                    ps[i] = rp!(get!(pool, args + i));
+                }
+                for i in 0..$var {
+                    vs[i] = rv!(get!(pool, args + $ar + i));
+                }
+                for i in 0..$ar {
+                    *pdst.add(i) = std::ptr::read_volatile(&ps[i]);
+                }
+                for i in 0..$var {
+                    *vdst.add(i) = std::ptr::read_volatile(&vs[i]);
+                }
+            }};
+        }
         macro_rules! window {
             ($sc:expr, $args:expr, $pbase:expr, $vbase:expr, $overlap:expr) => {{
                 let info = get!(l.scs, $sc as usize);
@@ -464,17 +489,10 @@ impl<'p, 'io> Pe<'p, 'io> {
                         (bv.add(vbase + var) as *mut [u64; FILL]).write_unaligned([0; FILL]);
                         (pfill, vfill) = (ar + FILL, var + FILL);
                     } else if ar <= STAGED && var <= STAGED {
-                        let mut ps = [dummy; STAGED];
-                        let mut vs = [0u64; STAGED];
-                        for i in 0..ar {
-                            ps[i] = rp!(get!(pool, args + i));
-                        }
-                        for i in 0..var {
-                            vs[i] = rv!(get!(pool, args + ar + i));
-                        }
-                        (bp.add(pbase) as *mut [Ptr; STAGED]).write_unaligned(ps);
-                        (bv.add(vbase) as *mut [u64; STAGED]).write_unaligned(vs);
-                        (pfill, vfill) = (STAGED, STAGED);
+                        staged!(args, ar, var, bp.add(pbase), bv.add(vbase));
+                        (bp.add(pbase + ar) as *mut [Ptr; FILL]).write_unaligned([dummy; FILL]);
+                        (bv.add(vbase + var) as *mut [u64; FILL]).write_unaligned([0; FILL]);
+                        (pfill, vfill) = (ar + FILL, var + FILL);
                     } else {
                         for i in 0..ar {
                             *bp.add(top + i) = rp!(get!(pool, args + i));
@@ -981,6 +999,31 @@ impl<'p, 'io> Pe<'p, 'io> {
                 Op::TailCall { sc, args } => {
                     window!(sc, args, a.pbase, a.vbase, true);
                     refresh!();
+                    entered!();
+                }
+                Op::Loop { sc, args } => {
+                    let info = get!(l.scs, sc as usize);
+                    let (ar, nr, var) = (
+                        info.arity as usize,
+                        info.nregs as usize,
+                        info.varity as usize,
+                    );
+                    if ar <= STAGED && var <= STAGED {
+                        // The window is the one the function has: only its
+                        // arguments are written (through locals, as they
+                        // may be registers the others are written to), and
+                        // its other pointer registers are cleared so that
+                        // a loop holds nothing a pass of it left behind.
+                        // SAFETY: the window has the function's registers.
+                        unsafe { staged!(args as usize, ar, var, pp, vp) };
+                        for i in ar..nr {
+                            wp!(i, dummy);
+                        }
+                        a.pc = info.entry as usize;
+                    } else {
+                        window!(sc, args, a.pbase, a.vbase, true);
+                        refresh!();
+                    }
                     entered!();
                 }
                 Op::Apply { f, dst, n, args } => {
