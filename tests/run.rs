@@ -272,6 +272,33 @@ fn gum2_sends_one_spark_per_fish_between_identical_pes() {
 }
 
 #[test]
+fn a_spark_is_made_before_the_work_that_follows_it() {
+    // `let a = ..; b = .. in a `par` (b `pseq` a + b)` is strict in b:
+    // the strict `let` of b (evaluated where it is bound) once came before
+    // the spark of a, so a was sparked only when nothing else was left
+    // (nested `let`s: no spark taken, 4 PEs no faster than one).
+    let time = |v: &serde_json::Value| v["virtual_time_s"].as_f64().unwrap();
+    let program = "tests/programs/par_let_sparks.gph";
+    for form in ["let", "nested", "where"] {
+        let one = sim_stats(&["--pes", "1"], program, &[form, "25"]);
+        let four = sim_stats(&["--pes", "4"], program, &[form, "25"]);
+        let taken: u64 = four["per_pe"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|pe| pe["sparks_converted"].as_u64().unwrap())
+            .sum();
+        assert!(taken > 0, "{form}: no spark taken on 4 PEs");
+        assert!(
+            time(&four) < 0.7 * time(&one),
+            "{form}: {} s virtual on 4 PEs against {} s on one",
+            time(&four),
+            time(&one)
+        );
+    }
+}
+
+#[test]
 fn a_thief_whose_threads_wait_takes_no_more_than_half_the_work() {
     // parsort's 8 chunks travel slowly: the thief's threads wait for them,
     // its PE is idle and fishes again. It once took all 7 sparks the main

@@ -168,7 +168,13 @@ impl<'a> Env<'a> {
                             // turned into a deadlock (v waits on the
                             // process that p # c creates).
                             Op::Special(Special::Pseq) => self.sv(&args[0], out, depth + 1),
-                            Op::Special(Special::Par) => self.sv(&args[1], out, depth + 1),
+                            // Nor is `a `par` e` strict in e (GHC's `par x y
+                            // = case par# x of _ -> lazy y`): what e
+                            // evaluates, evaluated first, would run before
+                            // the spark is made. `let a = nfib (n-1); b =
+                            // nfib (n-2) in a `par` (b `pseq` a + b)`
+                            // computed b, then sparked a, already needed.
+                            Op::Special(Special::Par) => {}
                             Op::Special(Special::Instantiate) => self.sv(&args[0], out, depth + 1),
                             Op::Special(Special::BindIO) => self.sv(&args[0], out, depth + 1),
                             Op::Special(_) => {}

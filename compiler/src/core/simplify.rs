@@ -377,6 +377,9 @@ struct Simp {
     /// may take (see `simplify`).
     work: usize,
     budget: usize,
+    /// Nodes the current top-level binding may still copy to split its
+    /// `letrec`s (see `binding_groups`).
+    copies: usize,
     iores: Sym,
 }
 
@@ -856,6 +859,17 @@ impl Simp {
         gph_syntax::stack::guard();
         match b {
             Bind::NonRec(v, rhs) => {
+                // A local function whose calls all pass one dictionary (a
+                // `where` function, polymorphic: `a r k = (r * 7 + k * 3)
+                // `mod` 10` takes Integral's) is specialised to it, as in a
+                // `letrec`.
+                if matches!(rhs, Expr::Lam(..)) {
+                    let one = [(v.clone(), rhs.clone())];
+                    if let Some((mut bs, body)) = static_args(&one, body) {
+                        let (v, rhs) = bs.pop().expect("one binding");
+                        return self.let_(&Bind::NonRec(v, rhs), &body, env);
+                    }
+                }
                 let rhs = self.expr(rhs, env);
                 let mut env2 = env.clone();
                 if is_atom(&rhs) {
@@ -872,7 +886,7 @@ impl Simp {
                 if n == 0 {
                     return body;
                 }
-                if n == 1 && !under_lam && self.may_inline() {
+                if n == 1 && !under_lam && !is_selection(&rhs) && self.may_inline() {
                     self.fuel -= 1;
                     let is_lam = matches!(rhs, Expr::Lam(..));
                     // Moved, not copied: a copy of each failure
@@ -890,6 +904,21 @@ impl Simp {
                 Expr::Let(Box::new(Bind::NonRec(v.clone(), rhs)), Box::new(body))
             }
             Bind::Rec(bs) => {
+                if let Some(groups) = self.charged(|left| binding_groups(bs, left)) {
+                    if let [one] = &groups[..] {
+                        return self.let_(one, body, env);
+                    }
+                    // The body is copied into the nest: counted (apart from
+                    // the work budget, which inlining needs), so that a nest
+                    // of such `letrec`s is not quadratic.
+                    if within(body, &mut self.copies) {
+                        let mut e = body.clone();
+                        for b in groups.into_iter().rev() {
+                            e = Expr::Let(Box::new(b), Box::new(e));
+                        }
+                        return self.expr(&e, env);
+                    }
+                }
                 // Unchanged, borrowed: copying the body at every `letrec`
                 // of a nest was quadratic.
                 let (bs, body): (Cow<[(Var, Expr)]>, Cow<Expr>) = match static_args(bs, body) {
@@ -1036,6 +1065,95 @@ impl Simp {
         let def = def.map(|d| Box::new(self.expr(d, env)));
         Expr::Case(Box::new(s), b.clone(), alts, def)
     }
+}
+
+/// Whether `e` selects a field of a variable (`case p of (_, b) -> b`, a
+/// lazy pattern's binding). Such a `let` is not moved into the expression
+/// that uses it: bound alone it is a selector thunk, which the collector
+/// replaces by the field once the variable is evaluated, so that it does
+/// not hold the rest of the node (`let (a, b) = span p xs` would keep all
+/// of `a` alive through `head b` while `length a` runs).
+fn is_selection(e: &Expr) -> bool {
+    match e {
+        Expr::Case(s, _, alts, None) => {
+            matches!(&**s, Expr::Local(_))
+                && matches!(&alts[..], [a] if matches!(&a.body, Expr::Local(x) if a.vars.iter().any(|v| v.id == x.id)))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` has no more than `left` nodes; `left` is decreased by the
+/// nodes looked at.
+fn within(e: &Expr, left: &mut usize) -> bool {
+    gph_syntax::stack::guard();
+    if *left == 0 {
+        return false;
+    }
+    *left -= 1;
+    let mut ok = true;
+    e.for_each_child(|c| ok = ok && within(c, left));
+    ok
+}
+
+/// The bindings of a `letrec` as the binding groups (strongly connected
+/// components of "mentions") of a nest of `let`s, each group outside those
+/// that mention it, a binding that does not mention itself a plain `let`;
+/// `None` when they are one recursive group or `left` (nodes to look at)
+/// runs out. A `where` clause is one `letrec`: split, its non-recursive
+/// bindings are plain `let`s, which are inlined where used once and
+/// evaluated at once where the body is strict in them (`balance`'s `sl =
+/// size l` was a thunk built and forced at once for each node of a Map).
+fn binding_groups(bs: &[(Var, Expr)], left: &mut usize) -> Option<Vec<Bind>> {
+    fn mentions(
+        e: &Expr,
+        of: &HashMap<u32, usize>,
+        out: &mut Vec<usize>,
+        left: &mut usize,
+    ) -> bool {
+        gph_syntax::stack::guard();
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        if let Expr::Local(v) = e {
+            if let Some(&i) = of.get(&v.id) {
+                out.push(i);
+            }
+            return true;
+        }
+        let mut ok = true;
+        e.for_each_child(|c| ok = ok && mentions(c, of, out, left));
+        ok
+    }
+    let of: HashMap<u32, usize> = bs.iter().enumerate().map(|(i, (v, _))| (v.id, i)).collect();
+    let mut edges = Vec::with_capacity(bs.len());
+    for (_, rhs) in bs {
+        let mut out = Vec::new();
+        if !mentions(rhs, &of, &mut out, left) {
+            return None;
+        }
+        out.sort_unstable();
+        out.dedup();
+        edges.push(out);
+    }
+    let groups = crate::graph::sccs(bs.len(), &edges);
+    let recursive = |g: &[usize]| g.len() > 1 || edges[g[0]].contains(&g[0]);
+    if groups.len() == 1 && recursive(&groups[0]) {
+        return None;
+    }
+    let binds = groups
+        .iter()
+        .map(|g| {
+            if recursive(g) {
+                Bind::Rec(g.iter().map(|&i| bs[i].clone()).collect())
+            } else {
+                let (v, r) = bs[g[0]].clone();
+                Bind::NonRec(v, r)
+            }
+        })
+        .collect();
+    Some(binds)
 }
 
 /// The bindings of a `letrec` that `body` needs, directly or through the
@@ -1275,13 +1393,26 @@ fn float_binds(binds: &mut Vec<(Sym, Expr)>, cons: &HashMap<Sym, usize>) {
         .rev()
         .map(|(n, e)| (n.clone(), e, n, 0))
         .collect();
-    let builds_con = |mut e: &Expr, bound: &dyn Fn(u32) -> bool| loop {
-        match e {
-            Expr::Let(_, body) => e = body,
-            Expr::Con(_) => return true,
-            Expr::App(f, _) => return matches!(&**f, Expr::Con(c) if cons.contains_key(c)),
-            Expr::Local(v) => return bound(v.id),
-            _ => return false,
+    // Whether `e`, under its `let`s, is a constructor application or a
+    // variable bound by `bound` or by one of those `let`s (`let return =
+    // .. in letrec this = D:Monad .. in this`: the simplifier splits a
+    // `letrec` into its binding groups).
+    let builds_con = |mut e: &Expr, bound: &dyn Fn(u32) -> bool| {
+        let mut inner: Vec<u32> = Vec::new();
+        loop {
+            match e {
+                Expr::Let(b, body) => {
+                    match &**b {
+                        Bind::NonRec(v, _) => inner.push(v.id),
+                        Bind::Rec(bs) => inner.extend(bs.iter().map(|(v, _)| v.id)),
+                    }
+                    e = body
+                }
+                Expr::Con(_) => return true,
+                Expr::App(f, _) => return matches!(&**f, Expr::Con(c) if cons.contains_key(c)),
+                Expr::Local(v) => return bound(v.id) || inner.contains(&v.id),
+                _ => return false,
+            }
         }
     };
     let is_value = |e: &Expr| match e {
@@ -1460,6 +1591,7 @@ pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
         depth: 0,
         work: 0,
         budget: 0,
+        copies: 0,
         iores,
     };
     for round in 1..=2 {
@@ -1474,6 +1606,7 @@ pub fn simplify(p: &mut Program, mut lint: Option<&mut LintHook>) -> u32 {
             s.depth = 0;
             s.work = 0;
             s.budget = WORK_BASE + WORK_PER_NODE * size(&e);
+            s.copies = s.budget;
             let e2 = s.expr(&e, &Env::default());
             s.defs.insert(n, e2);
         }
