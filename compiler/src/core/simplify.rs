@@ -340,6 +340,10 @@ struct Env {
 }
 
 const INLINE_SIZE: usize = 24;
+/// Case of case: the most `case`s the inner nest may have, and the largest
+/// outer alternatives (copied once per leaf of the nest).
+const CASE_OF_CASE_LEAVES: usize = 4;
+const CASE_OF_CASE_SIZE: usize = 40;
 const SPEC_SIZE: usize = 600;
 const MAX_SPECS: usize = 3000;
 /// The work budget of a top-level binding: nodes looked at (by the
@@ -870,6 +874,32 @@ impl Simp {
                         return self.let_(&Bind::NonRec(v, rhs), &body, env);
                     }
                 }
+                // let v = e in case v of b { alts }  ==>  case e of b { alts }
+                // with b for v in alts (the same value, evaluated): the
+                // `case` may then meet the case that e is (`compare`'s
+                // `case compare x y of EQ -> ..; other -> other`).
+                // (Substituted in the input: a copy that case of case
+                // renames must see its own binder. Counted as a copy, so
+                // that a nest of such `let`s is not quadratic.)
+                if let Expr::Case(s, b, alts, def) = body {
+                    if matches!(&**s, Expr::Local(x) if x.id == v.id)
+                        && b.id != v.id
+                        && within(body, &mut self.copies)
+                    {
+                        let m = HashMap::from([(v.id, Expr::Local(b.clone()))]);
+                        let alts: Vec<Alt> = alts
+                            .iter()
+                            .map(|a| Alt {
+                                con: a.con.clone(),
+                                vars: a.vars.clone(),
+                                body: substitute(&a.body, &m),
+                            })
+                            .collect();
+                        let def = def.as_deref().map(|d| substitute(d, &m));
+                        let s = self.expr(rhs, env);
+                        return self.case(s, b, &alts, def.as_ref(), env);
+                    }
+                }
                 let rhs = self.expr(rhs, env);
                 let mut env2 = env.clone();
                 if is_atom(&rhs) {
@@ -991,12 +1021,63 @@ impl Simp {
         }
     }
 
+    /// `case (case s of p -> v ..) of alts`, each leaf `v` a known value:
+    /// `case s of p -> (case v of alts) ..`, where each copy of the outer
+    /// case reduces to the alternative that `v` picks. A copy after the
+    /// first has its binders renamed (they are unique program-wide).
+    fn case_of_case(
+        &mut self,
+        inner: Expr,
+        b: &Var,
+        alts: &[Alt],
+        def: Option<&Expr>,
+        env: &Env,
+        first: &mut bool,
+    ) -> Expr {
+        match inner {
+            Expr::Case(s, b2, alts2, def2) => {
+                let alts2 = alts2
+                    .into_iter()
+                    .map(|a| Alt {
+                        body: self.case_of_case(a.body, b, alts, def, env, first),
+                        ..a
+                    })
+                    .collect();
+                let def2 = def2.map(|d| Box::new(self.case_of_case(*d, b, alts, def, env, first)));
+                Expr::Case(s, b2, alts2, def2)
+            }
+            leaf if std::mem::take(first) => self.case(leaf, b, alts, def, env),
+            leaf => {
+                let copy = self.rename(&Expr::Case(
+                    Box::new(Expr::Lit(Lit::Int(0))),
+                    b.clone(),
+                    alts.to_vec(),
+                    def.map(|d| Box::new(d.clone())),
+                ));
+                let Expr::Case(_, b, alts, def) = copy else {
+                    unreachable!("a renamed case is a case")
+                };
+                self.case(leaf, &b, &alts, def.as_deref(), env)
+            }
+        }
+    }
+
     fn case(&mut self, s: Expr, b: &Var, alts: &[Alt], def: Option<&Expr>, env: &Env) -> Expr {
         gph_syntax::stack::guard();
         // case (let bs in e) of ...  ==>  let bs in case e of ...
         if let Expr::Let(bind, inner) = s {
             let c = self.case(*inner, b, alts, def, env);
             return Expr::Let(bind, Box::new(c));
+        }
+        if let Expr::Case(..) = &s {
+            if self.may_inline()
+                && known_leaves(&s, self, CASE_OF_CASE_LEAVES)
+                && alts.iter().map(|a| size(&a.body)).sum::<usize>() + def.map_or(0, size)
+                    <= CASE_OF_CASE_SIZE
+            {
+                let mut first = true;
+                return self.case_of_case(s, b, alts, def, env, &mut first);
+            }
         }
         if let Some(k) = self.known_of(&s, env) {
             let pick = match &k {
@@ -1081,6 +1162,26 @@ fn is_selection(e: &Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `e` is a nest of at most `most` `case`s whose every leaf is a
+/// known value (a constructor or a literal).
+fn known_leaves(e: &Expr, s: &Simp, most: usize) -> bool {
+    fn go(e: &Expr, s: &Simp, left: &mut usize) -> bool {
+        match e {
+            Expr::Case(_, _, alts, def) => {
+                if *left == 0 {
+                    return false;
+                }
+                *left -= 1;
+                alts.iter().all(|a| go(&a.body, s, left))
+                    && def.as_deref().is_none_or(|d| go(d, s, left))
+            }
+            leaf => s.known_of(leaf, &Env::default()).is_some(),
+        }
+    }
+    let mut left = most;
+    go(e, s, &mut left)
 }
 
 /// Whether `e` has no more than `left` nodes; `left` is decreased by the
