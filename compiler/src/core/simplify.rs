@@ -371,7 +371,7 @@ struct Simp {
     /// How deeply each specialisation nests (see [`MAX_SPEC_DEPTH`]).
     spec_depth: HashMap<Sym, usize>,
     /// `static_param`'s answers.
-    static_params: HashMap<(Sym, usize), bool>,
+    static_params: HashMap<(Sym, usize), Static>,
     queue: Vec<Sym>,
     order: Vec<Sym>,
     next: u32,
@@ -519,7 +519,14 @@ impl Simp {
     /// specialised at a known function keeps calling itself, and the
     /// function's every call in it is known (`deleteBy eq x (y : ys) = ..
     /// deleteBy eq x ys` at `eq = primCharEq` compares characters inline).
-    fn static_param(&mut self, g: &Sym, i: usize) -> bool {
+    /// Or (`Static::Applied`) whether `g` is not recursive and applies
+    /// parameter `i`: `span p = go where go ..` (`break isSpace` is `span
+    /// (not . isSpace)`), `map` and `filter` loop in a local function, and
+    /// a copy at a known function calls it directly there (`(.) not p`
+    /// inlines `not`). A copy of a function small enough to be inlined may
+    /// be inlined too: `f . reverse`, a closure until applied, is then
+    /// `f (reverse x)` where it is, as `(.) f reverse x` was.
+    fn static_param(&mut self, g: &Sym, i: usize) -> Static {
         if let Some(&b) = self.static_params.get(&(g.clone(), i)) {
             return b;
         }
@@ -528,9 +535,17 @@ impl Simp {
                 let mut check = StaticArg::new(Callee::Global(g), i, ps[i].id);
                 check.walk(body);
                 // Only its own parameter passed on, not a global.
-                check.ok && check.seen.is_none() && check.calls > 0
+                if !check.ok || check.seen.is_some() {
+                    Static::No
+                } else if check.calls > 0 {
+                    Static::Passed
+                } else if applies(body, ps[i].id) {
+                    Static::Applied
+                } else {
+                    Static::No
+                }
             }
-            _ => false,
+            _ => Static::No,
         };
         self.static_params.insert((g.clone(), i), b);
         b
@@ -665,18 +680,29 @@ impl Simp {
                 }
                 // Specialisation at known dictionaries, and at known
                 // functions that a recursive function passes on unchanged.
+                let mut applied = false;
                 let dicts: Vec<(usize, Expr)> = args
                     .iter()
                     .take(arity)
                     .enumerate()
                     .filter_map(|(i, a)| match self.is_dict(a) {
                         Some(d) => Some((i, Expr::Global(d))),
-                        None => (self.is_known_fun(a) && self.static_param(&g, i))
-                            .then(|| (i, a.clone())),
+                        None if self.is_known_fun(a) => match self.static_param(&g, i) {
+                            Static::No => None,
+                            Static::Passed => Some((i, a.clone())),
+                            Static::Applied => {
+                                applied = true;
+                                Some((i, a.clone()))
+                            }
+                        },
+                        None => None,
                     })
                     .collect();
                 if !dicts.is_empty() {
                     if let Some(spec) = self.specialise(&g, &dicts) {
+                        if applied && self.inline.contains(&g) {
+                            self.inline.insert(spec.clone());
+                        }
                         let rest: Vec<Expr> = args
                             .into_iter()
                             .enumerate()
@@ -1182,6 +1208,30 @@ fn known_leaves(e: &Expr, s: &Simp, most: usize) -> bool {
     }
     let mut left = most;
     go(e, s, &mut left)
+}
+
+/// Whether `e` applies local variable `v` to arguments somewhere.
+fn applies(e: &Expr, v: u32) -> bool {
+    gph_syntax::stack::guard();
+    if let Expr::App(h, _) = e {
+        if matches!(&**h, Expr::Local(x) if x.id == v) {
+            return true;
+        }
+    }
+    let mut found = false;
+    e.for_each_child(|c| found = found || applies(c, v));
+    found
+}
+
+/// Why a global function may be specialised at a known function passed
+/// as one of its parameters (`Simp::static_param`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Static {
+    No,
+    /// Recursive, passing the parameter on unchanged.
+    Passed,
+    /// Not recursive, applying the parameter.
+    Applied,
 }
 
 /// Whether `e` has no more than `left` nodes; `left` is decreased by the
