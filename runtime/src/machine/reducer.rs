@@ -1212,9 +1212,17 @@ impl<'p, 'io> Pe<'p, 'io> {
         match h_kind(h) {
             kind::FUN => {}
             kind::PAP => {
+                // The partial application's arguments go before the new
+                // ones, in place (a vector collected and spliced in was a
+                // malloc and a free a call: 4 % of sumEuler's time when its
+                // loop applied `relprime n`).
                 let n = crate::machine::heap::h_size(h);
-                let fields: Vec<Ptr> = (0..n).map(|i| self.heap.field(f, i)).collect();
-                self.tmp.splice(1..1, fields);
+                let given = self.tmp.len();
+                self.tmp.resize(given + n, f);
+                self.tmp.copy_within(1..given, 1 + n);
+                for i in 0..n {
+                    self.tmp[1 + i] = self.heap.field(f, i);
+                }
             }
             _ => return err("internal error: applying a value that is not a function"),
         }
