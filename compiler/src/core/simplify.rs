@@ -942,9 +942,18 @@ impl Simp {
                 if n == 0 {
                     return body;
                 }
-                if n == 1 && !under_lam && !is_selection(&rhs) && self.may_inline() {
+                // A lambda called in another lambda (a loop) is moved
+                // there: no work is done more often, and the call becomes
+                // a beta reduction (fusion's `all p (takeWhile q xs)`
+                // called both predicates as closures). One only passed on
+                // there stays: it would be allocated at each pass.
+                let is_lam = matches!(rhs, Expr::Lam(..));
+                if n == 1
+                    && (!under_lam || is_lam && applies(&body, v.id))
+                    && !is_selection(&rhs)
+                    && self.may_inline()
+                {
                     self.fuel -= 1;
-                    let is_lam = matches!(rhs, Expr::Lam(..));
                     // Moved, not copied: a copy of each failure
                     // continuation of a 2,000-alternative match into the
                     // next was quadratic.
