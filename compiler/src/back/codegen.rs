@@ -900,6 +900,9 @@ struct FnGen<'g, 'a> {
     env: HashMap<u32, Loc>,
     /// Boxed copies of unboxed variables made on this path.
     boxed: HashMap<u32, Reg>,
+    /// Unboxed copies of boxed variables made on this path (`compare` on
+    /// characters unboxed each twice: for `<`, then for `==`).
+    unboxed: HashMap<u32, VReg>,
     /// While building a `letrec`: the variables not yet built, and the
     /// fields to fill once they are.
     knot: Option<Knot>,
@@ -921,6 +924,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
             max_vreg: 0,
             env: HashMap::new(),
             boxed: HashMap::new(),
+            unboxed: HashMap::new(),
             knot: None,
         }
     }
@@ -999,6 +1003,7 @@ impl<'g, 'a> FnGen<'g, 'a> {
     fn bind(&mut self, v: &Var, loc: Loc) {
         self.env.insert(v.id, loc);
         self.boxed.remove(&v.id);
+        self.unboxed.remove(&v.id);
     }
 
     fn emit(&mut self, i: Instr) -> usize {
@@ -1019,10 +1024,12 @@ impl<'g, 'a> FnGen<'g, 'a> {
     fn branch<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let env = self.env.clone();
         let boxed = self.boxed.clone();
+        let unboxed = self.unboxed.clone();
         let (r, v) = (self.next_reg, self.next_vreg);
         let out = f(self);
         self.env = env;
         self.boxed = boxed;
+        self.unboxed = unboxed;
         self.next_reg = r;
         self.next_vreg = v;
         out
@@ -1181,11 +1188,18 @@ impl<'g, 'a> FnGen<'g, 'a> {
                     self.emit(Instr::Enter { reg });
                     return Res::Done;
                 }
+                if let (Ctx::Value(_), Some(&vr)) = (ctx, self.unboxed.get(&v.id)) {
+                    return Res::V(vr);
+                }
                 if !evald {
                     self.emit(Instr::Eval { reg });
                     self.env.insert(v.id, Loc::Boxed { reg, evald: true });
                 }
-                self.finish_reg(reg, ctx)
+                let res = self.finish_reg(reg, ctx);
+                if let Res::V(vr) = res {
+                    self.unboxed.insert(v.id, vr);
+                }
+                res
             }
         }
     }
