@@ -52,12 +52,13 @@ fn lifted_supercombinators_have_no_free_variables() {
 fn a_lifted_lambda_takes_its_free_variables_first() {
     let c = compiled(
         r"
-        adder :: Int -> [Int] -> [Int]
-        adder n = map (\x -> x + n)
+        adder :: Int -> [Int -> Int]
+        adder n = [\x -> x + n]
         ",
         &Options::default(),
     );
     // `\x -> x + n` becomes `adder$l1 n x`: `n` first, then the lambda's own.
+    // (Stored in a list: a lambda passed to `map` is called in its loop.)
     let sc = c.lifted.sc("Main.adder$l1").expect("the lambda lifted");
     assert_eq!(sc.kind, ScKind::Fun);
     let names: Vec<&str> = sc.params.iter().map(|v| &*v.name).collect();
