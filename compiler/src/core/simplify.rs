@@ -26,7 +26,15 @@
 //!      function whose calls all pass the same global, or its own
 //!      parameter, at some position) are substituted;
 //!    * `bindIO`/`returnIO`/`instantiate` applied to all their arguments are
-//!      expanded (`bindIO m k w` is `case m w of IORes x -> k x w`).
+//!      expanded (`bindIO m k w` is `case m w of IORes x -> k x w`);
+//!    * a `letrec` is split into its binding groups (`binding_groups`), so
+//!      that a `where` clause's non-recursive bindings are plain `let`s;
+//!    * a variable bound to a partial application of a known function is
+//!      called as that function (`Known::Pap`); a `let`-bound lambda used
+//!      once, and called, inside a loop is moved there;
+//!    * case of case, where the inner case's leaves are known values.
+//!
+//! docs/backend.md ("Simplifier") gives each with its measurement.
 
 use crate::back::prims::{self, Op, PrimInfo, Special};
 use crate::core::{Alt, AltCon, Bind, Constr, DataType, Expr, Lit, Program, Var};
@@ -496,10 +504,7 @@ impl Simp {
             },
             _ => return false,
         };
-        match self.prims.get(f) {
-            Some(p) => n < p.arity(),
-            None => matches!(self.defs.get(f), Some(Expr::Lam(ps, _)) if n < ps.len()),
-        }
+        n < self.arity(f)
     }
 
     /// How many arguments global function or primitive `g` takes (0 for
