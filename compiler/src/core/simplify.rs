@@ -1217,7 +1217,10 @@ fn known_leaves(e: &Expr, s: &Simp, most: usize) -> bool {
                 alts.iter().all(|a| go(&a.body, s, left))
                     && def.as_deref().is_none_or(|d| go(d, s, left))
             }
-            leaf => s.known_of(leaf, &Env::default()).is_some(),
+            leaf => matches!(
+                s.known_of(leaf, &Env::default()),
+                Some(Known::Con(..) | Known::Lit(_))
+            ),
         }
     }
     let mut left = most;

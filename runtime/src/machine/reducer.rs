@@ -420,15 +420,6 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
             }};
         }
-        // Makes the window of supercombinator `sc` at `pbase`/`vbase` (a
-        // call's above the caller's, a tail call's over it), its arguments
-        // the registers the pool names at `args`, and goes to its entry.
-        // The arguments are read before any is written (a tail call's
-        // windows overlap): a few through locals, then stored with a
-        // block of the dummy node and one of 0 after them (the capacity
-        // is there); more through the top of the stack. Copies
-        // and fills of a variable length were calls of memmove and memset,
-        // 7 % of the Sudoku program's time.
         // Writes the `ar` pointer and `var` value registers the pool names
         // at `args` (at most STAGED each) to `pdst` and `vdst`, all read
         // before any is written. Read back one at a time, as written: a
@@ -454,6 +445,15 @@ impl<'p, 'io> Pe<'p, 'io> {
                 }
             }};
         }
+        // Makes the window of supercombinator `sc` at `pbase`/`vbase` (a
+        // call's above the caller's, a tail call's over it), its arguments
+        // the registers the pool names at `args`, and goes to its entry.
+        // The arguments are read before any is written (a tail call's
+        // windows overlap): a few through locals, then stored with a
+        // block of the dummy node and one of 0 after them (the capacity
+        // is there); more through the top of the stack. Copies
+        // and fills of a variable length were calls of memmove and memset,
+        // 7 % of the Sudoku program's time.
         macro_rules! window {
             ($sc:expr, $args:expr, $pbase:expr, $vbase:expr, $overlap:expr) => {{
                 let info = get!(l.scs, $sc as usize);
